@@ -1,0 +1,60 @@
+/** Runtime configuration, from the environment. Every knob has a safe default. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  /** Optional read replica; read-only requests go there. */
+  databaseReadUrl?: string;
+  /** PGlite data folder when DATABASE_URL is unset. */
+  dataDir: string;
+  logLevel: string;
+  /** Largest request body, bytes. */
+  bodyLimit: number;
+  /** Postgres statement_timeout, ms. */
+  statementTimeoutMs: number;
+  /** Serve the demo data on an empty embedded database. */
+  seedDemoOnEmpty: boolean;
+  /** Send `x-sql-statements` on every response (benchmarks). */
+  exposeStatementCount: boolean;
+  /** Token bucket per API key; perSecond 0 turns rate limiting off. */
+  rateLimit: { perSecond: number; burst: number };
+  /** Shares the rate limit across replicas when set. */
+  redisUrl?: string;
+  /** Time allowed to receive a whole request, ms. */
+  requestTimeoutMs: number;
+}
+
+function int(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  return n;
+}
+
+/** A non-negative number, fractions allowed (a rate such as 0.5 per second). */
+function num(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${v}"`);
+  return n;
+}
+
+export function loadConfig(env = process.env): Config {
+  return {
+    port: int('PORT', 4000),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: env.DATABASE_URL || undefined,
+    databaseReadUrl: env.DATABASE_READ_URL || undefined,
+    dataDir: env.SDG_DATA_DIR || './.data/pglite',
+    logLevel: env.LOG_LEVEL || 'info',
+    bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576),
+    statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 10_000),
+    seedDemoOnEmpty: env.SDG_SEED_DEMO !== '0',
+    exposeStatementCount: env.SDG_EXPOSE_SQL_COUNT === '1',
+    rateLimit: { perSecond: num('RATE_LIMIT_PER_SECOND', 50), burst: int('RATE_LIMIT_BURST', 200) },
+    redisUrl: env.REDIS_URL || undefined,
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000),
+  };
+}

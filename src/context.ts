@@ -1,0 +1,52 @@
+import type { Kysely } from 'kysely';
+import type { DB } from './db/types.js';
+import type { Viewer } from './modules/auth/viewer.js';
+import { createOrgLoaders } from './modules/org/loaders.js';
+import { createRecordLoaders } from './modules/records/loaders.js';
+import { createSchemaLoaders } from './modules/schema/loaders.js';
+import type { CursorCodec } from './pagination/cursor.js';
+
+/** What every resolver gets; built once per request, for GraphQL and REST alike. */
+export interface Context {
+  /** Where this request's statements go: the primary, or the read pool for a read-only request. */
+  db: Kysely<DB>;
+  viewer: Viewer;
+  cursors: CursorCodec;
+  requestId: string;
+  loaders: ReturnType<typeof createLoaders>;
+  /** The read pool (DATABASE_READ_URL), when there is one. */
+  readDb?: Kysely<DB>;
+  /** Request-scoped memo of resolved values shared by many resolvers (see restProperties). */
+  memo?: Map<string, unknown>;
+}
+
+/** `primary` fills the process caches (never a lagging replica); `db` serves everything else. */
+export function createLoaders(db: Kysely<DB>, viewer: Viewer, primary: Kysely<DB> = db) {
+  return {
+    ...createOrgLoaders(db, viewer.orgVersions, primary),
+    ...createSchemaLoaders(db, viewer.orgVersions, primary),
+    ...createRecordLoaders(db, viewer.orgIds),
+  };
+}
+
+export function createContext(
+  db: Kysely<DB>,
+  viewer: Viewer,
+  cursors: CursorCodec,
+  requestId: string,
+  readDb?: Kysely<DB>,
+): Context {
+  return { db, viewer, cursors, requestId, readDb, loaders: createLoaders(db, viewer) };
+}
+
+/**
+ * Sends a request that only reads to the read pool. Called once the operation is known to be a
+ * query (REST GET, GraphQL query) and before anything has loaded; writes never call it, so every
+ * read inside a request that writes stays on the primary.
+ */
+export function routeToReadPool(ctx: Context): void {
+  if (!ctx.readDb || ctx.db === ctx.readDb) return;
+  const primary = ctx.db;
+  ctx.db = ctx.readDb;
+  ctx.loaders = createLoaders(ctx.readDb, ctx.viewer, primary);
+}

@@ -1,0 +1,66 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Row types of the tables in migrations/. Only repositories see these; services return domain types. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T = unknown> = ColumnType<T, string, string>;
+
+export type RecordKind = 'project' | 'parcel' | 'contact';
+export type OrgRole = 'owner' | 'admin' | 'member' | 'viewer';
+
+export interface RecordTable {
+  org_id: string;
+  portfolio_id: string;
+  id: string;
+  properties: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ProjectTable extends RecordTable {
+  location: Json<unknown> | null;
+}
+export interface ParcelTable extends RecordTable {
+  geometry: Json<unknown> | null;
+}
+
+interface LinkBase {
+  org_id: string;
+  portfolio_id: string;
+  linked_at: Timestamp;
+}
+
+export interface DB {
+  instance_settings: { key: string; value: string };
+  org_versions: { org_id: string; version: number };
+  users: { id: string; email: string; name: string; created_at: Timestamp };
+  api_keys: {
+    id: string;
+    user_id: string;
+    key_hash: string;
+    prefix: string;
+    label: string | null;
+    created_at: Timestamp;
+    last_used_at: Date | null;
+    revoked_at: Date | null;
+  };
+  organizations: { id: string; name: string; created_at: Timestamp };
+  org_members: { org_id: string; user_id: string; role: OrgRole; created_at: Timestamp };
+  portfolios: { org_id: string; id: string; name: string; created_at: Timestamp };
+  portfolio_guests: { org_id: string; portfolio_id: string; user_id: string; created_at: Timestamp };
+  property_defs: {
+    org_id: string;
+    kind: RecordKind;
+    id: string;
+    name: string;
+    property_type: string;
+    options: Json<{ id: string; name: string; color: string }[]>;
+    required: Generated<boolean>;
+    position: number;
+  };
+  projects: ProjectTable;
+  parcels: ParcelTable;
+  contacts: RecordTable;
+  project_contacts: LinkBase & { project_id: string; contact_id: string };
+  parcel_contacts: LinkBase & { parcel_id: string; contact_id: string };
+  project_parcels: LinkBase & { project_id: string; parcel_id: string };
+}

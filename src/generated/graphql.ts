@@ -1,0 +1,1589 @@
+import { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import { OrgModel, PortfolioModel, UserModel, ViewerModel } from '../modules/org/types.js';
+import { RecordModel, ValueModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
+import { PropertySchemaModel, PropertyDefModel } from '../modules/schema/types.js';
+import { Context } from '../context.js';
+export type Maybe<T> = T | null;
+export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+  /** An ISO 8601 calendar date, `YYYY-MM-DD`. */
+  Date: { input: string; output: string; }
+  /** An ISO 8601 date-time in UTC, with milliseconds, for example `2026-03-01T12:00:00.000Z`. */
+  DateTime: { input: Date; output: Date; }
+  /**
+   * Any JSON value. Used for `properties`, the raw map of property id to property value object,
+   * exactly as REST v1 reads and writes it.
+   */
+  JSON: { input: unknown; output: unknown; }
+};
+
+/** A person or company: land owner, broker, counsel. */
+export type Contact = Node & PropertyRecord & {
+  __typename?: 'Contact';
+  /** When it was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The contact id (`con_…`). */
+  id: Scalars['ID']['output'];
+  /** Parcels this contact is linked to, in link order. */
+  parcels: ParcelConnection;
+  /** The portfolio the contact belongs to. */
+  portfolio: Portfolio;
+  /** Projects this contact is linked to, in link order. */
+  projects: ProjectConnection;
+  /** The raw property map, as REST v1 returns it. */
+  properties: Scalars['JSON']['output'];
+  /** When it was last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** One typed value, or null. */
+  value?: Maybe<PropertyValue>;
+  /** The set properties as typed values. */
+  values: Array<PropertyValue>;
+};
+
+
+/** A person or company: land owner, broker, counsel. */
+export type ContactParcelsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A person or company: land owner, broker, counsel. */
+export type ContactProjectsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A person or company: land owner, broker, counsel. */
+export type ContactValueArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+/** A page of contacts. */
+export type ContactConnection = {
+  __typename?: 'ContactConnection';
+  /** The edges of this page. */
+  edges: Array<ContactEdge>;
+  /** Counts per option (select, multi_select) or per user (people) of one property, under the filter and search. */
+  facets: Array<Facet>;
+  /** The contacts of this page, without edge data. */
+  nodes: Array<Contact>;
+  /** Paging information. */
+  pageInfo: PageInfo;
+  /** How many contacts the list holds under the filter and search; computed only when asked for. */
+  totalCount: Scalars['Int']['output'];
+};
+
+
+/** A page of contacts. */
+export type ContactConnectionFacetsArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+/** A contact in a page. */
+export type ContactEdge = {
+  __typename?: 'ContactEdge';
+  /** Opaque cursor for `after` / `before`. */
+  cursor: Scalars['String']['output'];
+  /** When the link was made; null on portfolio lists. */
+  linkedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The contact. */
+  node: Contact;
+};
+
+/** Result of a contact write. */
+export type ContactPayload = {
+  __typename?: 'ContactPayload';
+  /** The contact as stored. */
+  contact: Contact;
+};
+
+/** Input of a create. */
+export type CreateRecordInput = {
+  /** The organization. */
+  orgId: Scalars['ID']['input'];
+  /** The portfolio that will hold the record. */
+  portfolioId: Scalars['ID']['input'];
+  /** Property id → value object, as in REST v1. */
+  properties: Scalars['JSON']['input'];
+};
+
+/** Date operators, on the value's start date. Several operators in one group must all hold. */
+export type DateFilter = {
+  /** Strictly after this day. */
+  after?: InputMaybe<Scalars['Date']['input']>;
+  /** Strictly before this day. */
+  before?: InputMaybe<Scalars['Date']['input']>;
+  /** Within [from, to], both days included. */
+  between?: InputMaybe<DateRange>;
+  /** On this day. */
+  eq?: InputMaybe<Scalars['Date']['input']>;
+  /** true: no value; false: any value. */
+  isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** An inclusive range of days. */
+export type DateRange = {
+  /** First day included (YYYY-MM-DD). */
+  from: Scalars['Date']['input'];
+  /** Last day included (YYYY-MM-DD). */
+  to: Scalars['Date']['input'];
+};
+
+/** A range of instants: `from` included, `to` excluded. Either end may be left out. */
+export type DateTimeRange = {
+  /** Earliest instant included. */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  /** First instant excluded. */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+/** A date value. */
+export type DateValue = PropertyValue & {
+  __typename?: 'DateValue';
+  /** The property's definition. */
+  property: PropertyDefinition;
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
+  /** The date. */
+  start: Scalars['Date']['output'];
+};
+
+/** Result of a delete. */
+export type DeletePayload = {
+  __typename?: 'DeletePayload';
+  /** The id of the deleted record. */
+  deletedId: Scalars['ID']['output'];
+};
+
+/** Input of a delete. */
+export type DeleteRecordInput = {
+  /** The record id. */
+  id: Scalars['ID']['input'];
+  /** When given, the record must belong to this organization. */
+  orgId?: InputMaybe<Scalars['ID']['input']>;
+  /** When given, the record must belong to this portfolio. */
+  portfolioId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** How many records of the list have one option or user (or no value) in a property. */
+export type Facet = {
+  __typename?: 'Facet';
+  /** How many records, under the connection's filter and search. */
+  count: Scalars['Int']['output'];
+  /** The option name or user name; null for records without a value. */
+  label?: Maybe<Scalars['String']['output']>;
+  /** The option id or user id; null for records without a value. */
+  value?: Maybe<Scalars['ID']['output']>;
+};
+
+/** A WGS 84 point. */
+export type GeoPoint = {
+  __typename?: 'GeoPoint';
+  /** The point as GeoJSON, `{ type: "Point", coordinates: [lon, lat] }`. */
+  geojson: Scalars['JSON']['output'];
+  /** Latitude in degrees. */
+  latitude: Scalars['Float']['output'];
+  /** Longitude in degrees. */
+  longitude: Scalars['Float']['output'];
+};
+
+/** Multi-select operators, with option ids of the property. */
+export type MultiSelectFilter = {
+  /** The value holds every one of these options. */
+  containsAll?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** The value holds at least one of these options. */
+  containsAny?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** true: no value or no option; false: at least one option. */
+  isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Every write. */
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** Creates a contact. */
+  createContact: ContactPayload;
+  /** Creates a project. `properties` uses the REST v1 value objects; the required properties must be set. */
+  createProject: ProjectPayload;
+  /** Deletes a contact and its links; the linked records stay. */
+  deleteContact: DeletePayload;
+  /** Deletes a project and its links; the linked records stay. */
+  deleteProject: DeletePayload;
+  /** Links a contact to a parcel of the same portfolio; linking a linked pair changes nothing. */
+  linkParcelContact: ParcelContactPayload;
+  /** Links a contact to a project of the same portfolio; linking a linked pair changes nothing. */
+  linkProjectContact: ProjectContactPayload;
+  /** Removes a parcel–contact link; both records stay. Unlinking an unlinked pair succeeds. */
+  unlinkParcelContact: ParcelContactPayload;
+  /** Removes a project–contact link; both records stay. Unlinking an unlinked pair succeeds. */
+  unlinkProjectContact: ProjectContactPayload;
+  /** Changes only the listed properties of a contact. */
+  updateContact: ContactPayload;
+  /** Changes only the listed properties of a parcel. Parcels cannot be created or deleted here. */
+  updateParcel: ParcelPayload;
+  /** Changes only the listed properties of a project; `{ text: null }` and the like clear one. */
+  updateProject: ProjectPayload;
+};
+
+
+/** Every write. */
+export type MutationCreateContactArgs = {
+  input: CreateRecordInput;
+};
+
+
+/** Every write. */
+export type MutationCreateProjectArgs = {
+  input: CreateRecordInput;
+};
+
+
+/** Every write. */
+export type MutationDeleteContactArgs = {
+  input: DeleteRecordInput;
+};
+
+
+/** Every write. */
+export type MutationDeleteProjectArgs = {
+  input: DeleteRecordInput;
+};
+
+
+/** Every write. */
+export type MutationLinkParcelContactArgs = {
+  input: ParcelContactInput;
+};
+
+
+/** Every write. */
+export type MutationLinkProjectContactArgs = {
+  input: ProjectContactInput;
+};
+
+
+/** Every write. */
+export type MutationUnlinkParcelContactArgs = {
+  input: ParcelContactInput;
+};
+
+
+/** Every write. */
+export type MutationUnlinkProjectContactArgs = {
+  input: ProjectContactInput;
+};
+
+
+/** Every write. */
+export type MutationUpdateContactArgs = {
+  input: UpdateRecordInput;
+};
+
+
+/** Every write. */
+export type MutationUpdateParcelArgs = {
+  input: UpdateRecordInput;
+};
+
+
+/** Every write. */
+export type MutationUpdateProjectArgs = {
+  input: UpdateRecordInput;
+};
+
+/**
+ * An object with a globally unique id. Ids carry a short type prefix (`prj_`, `con_`, …) and are the
+ * same strings REST v1 uses.
+ */
+export type Node = {
+  /** The globally unique id. */
+  id: Scalars['ID']['output'];
+};
+
+/** Where records without a value go. */
+export type NullsOrder =
+  /** Before every value. */
+  | 'FIRST'
+  /** After every value (the default). */
+  | 'LAST';
+
+/** Number operators. Several operators in one group must all hold. */
+export type NumberFilter = {
+  /** Within [min, max], both included. */
+  between?: InputMaybe<NumberRange>;
+  /** Equal to. */
+  eq?: InputMaybe<Scalars['Float']['input']>;
+  /** Greater than. */
+  gt?: InputMaybe<Scalars['Float']['input']>;
+  /** Greater than or equal to. */
+  gte?: InputMaybe<Scalars['Float']['input']>;
+  /** true: no value; false: any value. */
+  isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Less than. */
+  lt?: InputMaybe<Scalars['Float']['input']>;
+  /** Less than or equal to. */
+  lte?: InputMaybe<Scalars['Float']['input']>;
+};
+
+/** An inclusive number range. */
+export type NumberRange = {
+  /** Highest value included. */
+  max: Scalars['Float']['input'];
+  /** Lowest value included. */
+  min: Scalars['Float']['input'];
+};
+
+/** A number value. */
+export type NumberValue = PropertyValue & {
+  __typename?: 'NumberValue';
+  /** The number. */
+  number: Scalars['Float']['output'];
+  /** The property's definition. */
+  property: PropertyDefinition;
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
+};
+
+/** Sort direction. */
+export type OrderDirection =
+  /** Smallest first. */
+  | 'ASC'
+  /** Largest first. */
+  | 'DESC';
+
+/** A company using the service; the tenant boundary. */
+export type Organization = Node & {
+  __typename?: 'Organization';
+  /** The organization id (`org_…`). */
+  id: Scalars['ID']['output'];
+  /** Display name. */
+  name: Scalars['String']['output'];
+  /** One portfolio of this organization, or null when it does not exist or is out of reach. */
+  portfolio?: Maybe<Portfolio>;
+  /** The portfolios the caller can reach, oldest first. */
+  portfolios: Array<Portfolio>;
+  /** The property schema of one record kind: which properties exist and their types. */
+  propertySchema: PropertySchema;
+  /** Members, and guests who reach any of this organization's portfolios. */
+  users: Array<User>;
+  /** The caller's role here; GUEST when the caller only reaches some portfolios. */
+  viewerRole: Role;
+};
+
+
+/** A company using the service; the tenant boundary. */
+export type OrganizationPortfolioArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** A company using the service; the tenant boundary. */
+export type OrganizationPropertySchemaArgs = {
+  kind: RecordKind;
+};
+
+/** Relay page information. */
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  /** Cursor of the last edge, or null on an empty page. */
+  endCursor?: Maybe<Scalars['String']['output']>;
+  /** Whether items exist after `endCursor`. */
+  hasNextPage: Scalars['Boolean']['output'];
+  /** Whether items exist before `startCursor`. */
+  hasPreviousPage: Scalars['Boolean']['output'];
+  /** Cursor of the first edge, or null on an empty page. */
+  startCursor?: Maybe<Scalars['String']['output']>;
+};
+
+/** A parcel of land. Parcels come from cadastral data; the API can update and link them only. */
+export type Parcel = Node & PropertyRecord & {
+  __typename?: 'Parcel';
+  /** Contacts linked to this parcel, in link order. */
+  contacts: ContactConnection;
+  /** When it was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The parcel boundary as a GeoJSON geometry (Polygon or MultiPolygon), or null. */
+  geometry?: Maybe<Scalars['JSON']['output']>;
+  /** The parcel id (`par_…`). */
+  id: Scalars['ID']['output'];
+  /** The portfolio the parcel belongs to. */
+  portfolio: Portfolio;
+  /** Projects this parcel belongs to, in link order. */
+  projects: ProjectConnection;
+  /** The raw property map, as REST v1 returns it. */
+  properties: Scalars['JSON']['output'];
+  /** When it was last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** One typed value, or null. */
+  value?: Maybe<PropertyValue>;
+  /** The set properties as typed values. */
+  values: Array<PropertyValue>;
+};
+
+
+/** A parcel of land. Parcels come from cadastral data; the API can update and link them only. */
+export type ParcelContactsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A parcel of land. Parcels come from cadastral data; the API can update and link them only. */
+export type ParcelProjectsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A parcel of land. Parcels come from cadastral data; the API can update and link them only. */
+export type ParcelValueArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+/** A page of parcels. */
+export type ParcelConnection = {
+  __typename?: 'ParcelConnection';
+  /** The edges of this page. */
+  edges: Array<ParcelEdge>;
+  /** Counts per option (select, multi_select) or per user (people) of one property, under the filter and search. */
+  facets: Array<Facet>;
+  /** The parcels of this page, without edge data. */
+  nodes: Array<Parcel>;
+  /** Paging information. */
+  pageInfo: PageInfo;
+  /** How many parcels the list holds under the filter and search; computed only when asked for. */
+  totalCount: Scalars['Int']['output'];
+};
+
+
+/** A page of parcels. */
+export type ParcelConnectionFacetsArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+/** Input of a parcel–contact link or unlink. */
+export type ParcelContactInput = {
+  /** The contact; it must be in the parcel's portfolio. */
+  contactId: Scalars['ID']['input'];
+  /** When given, the parcel must belong to this organization. */
+  orgId?: InputMaybe<Scalars['ID']['input']>;
+  /** The parcel. */
+  parcelId: Scalars['ID']['input'];
+  /** When given, the parcel must belong to this portfolio. */
+  portfolioId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** Result of a parcel–contact link or unlink: both sides. */
+export type ParcelContactPayload = {
+  __typename?: 'ParcelContactPayload';
+  /** The contact. */
+  contact: Contact;
+  /** Whether the pair is linked after the call. */
+  linked: Scalars['Boolean']['output'];
+  /** The parcel. */
+  parcel: Parcel;
+};
+
+/** A parcel in a page. */
+export type ParcelEdge = {
+  __typename?: 'ParcelEdge';
+  /** Opaque cursor for `after` / `before`. */
+  cursor: Scalars['String']['output'];
+  /** When the link was made; null on portfolio lists. */
+  linkedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The parcel. */
+  node: Parcel;
+};
+
+/** Result of a parcel write. */
+export type ParcelPayload = {
+  __typename?: 'ParcelPayload';
+  /** The parcel as stored. */
+  parcel: Parcel;
+};
+
+/** People operators, with user ids of the organization. */
+export type PeopleFilter = {
+  /** The value is one of these users. */
+  in?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** true: no value; false: any value. */
+  isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
+  /** true adds the caller to `in` ("owned by me"). */
+  me?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** A people value. */
+export type PeopleValue = PropertyValue & {
+  __typename?: 'PeopleValue';
+  /** The property's definition. */
+  property: PropertyDefinition;
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
+  /** The chosen users. */
+  users: Array<User>;
+};
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type Portfolio = Node & {
+  __typename?: 'Portfolio';
+  /** A contact of this portfolio, or null. */
+  contact?: Maybe<Contact>;
+  /** Contacts of this portfolio, oldest first. */
+  contacts: ContactConnection;
+  /** When it was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The portfolio id (`pf_…`). */
+  id: Scalars['ID']['output'];
+  /** Display name. */
+  name: Scalars['String']['output'];
+  /** The owning organization. */
+  organization: Organization;
+  /** A parcel of this portfolio, or null. */
+  parcel?: Maybe<Parcel>;
+  /** Parcels of this portfolio, oldest first. */
+  parcels: ParcelConnection;
+  /** A project of this portfolio, or null. */
+  project?: Maybe<Project>;
+  /** Projects of this portfolio, oldest first. */
+  projects: ProjectConnection;
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioContactArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioContactsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioParcelArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioParcelsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioProjectArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioProjectsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A solar project. */
+export type Project = Node & PropertyRecord & {
+  __typename?: 'Project';
+  /** Contacts linked to this project, in link order. */
+  contacts: ContactConnection;
+  /** When it was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The project id (`prj_…`). */
+  id: Scalars['ID']['output'];
+  /** The area-weighted centroid of the linked parcels; null when the project has no parcels. */
+  location?: Maybe<GeoPoint>;
+  /** Parcels linked to this project, in link order (read-only links). */
+  parcels: ParcelConnection;
+  /** The portfolio the project belongs to. */
+  portfolio: Portfolio;
+  /** The raw property map, as REST v1 returns it (with the computed `location`). */
+  properties: Scalars['JSON']['output'];
+  /** When it was last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** One typed value, or null. */
+  value?: Maybe<PropertyValue>;
+  /** The set properties as typed values. */
+  values: Array<PropertyValue>;
+};
+
+
+/** A solar project. */
+export type ProjectContactsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A solar project. */
+export type ProjectParcelsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A solar project. */
+export type ProjectValueArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+/** A page of projects. */
+export type ProjectConnection = {
+  __typename?: 'ProjectConnection';
+  /** The edges of this page. */
+  edges: Array<ProjectEdge>;
+  /** Counts per option (select, multi_select) or per user (people) of one property, under the filter and search. */
+  facets: Array<Facet>;
+  /** The projects of this page, without edge data. */
+  nodes: Array<Project>;
+  /** Paging information. */
+  pageInfo: PageInfo;
+  /** How many projects the list holds under the filter and search; computed only when asked for. */
+  totalCount: Scalars['Int']['output'];
+};
+
+
+/** A page of projects. */
+export type ProjectConnectionFacetsArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+/** Input of a project–contact link or unlink. */
+export type ProjectContactInput = {
+  /** The contact; it must be in the project's portfolio. */
+  contactId: Scalars['ID']['input'];
+  /** When given, the project must belong to this organization. */
+  orgId?: InputMaybe<Scalars['ID']['input']>;
+  /** When given, the project must belong to this portfolio. */
+  portfolioId?: InputMaybe<Scalars['ID']['input']>;
+  /** The project. */
+  projectId: Scalars['ID']['input'];
+};
+
+/** Result of a project–contact link or unlink: both sides. */
+export type ProjectContactPayload = {
+  __typename?: 'ProjectContactPayload';
+  /** The contact. */
+  contact: Contact;
+  /** Whether the pair is linked after the call. */
+  linked: Scalars['Boolean']['output'];
+  /** The project. */
+  project: Project;
+};
+
+/** A project in a page, with the link's own data when the list is a link list. */
+export type ProjectEdge = {
+  __typename?: 'ProjectEdge';
+  /** Opaque cursor for `after` / `before`. */
+  cursor: Scalars['String']['output'];
+  /** When the link was made; null on portfolio lists, which are not link lists. */
+  linkedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The project. */
+  node: Project;
+};
+
+/** Result of a project write. */
+export type ProjectPayload = {
+  __typename?: 'ProjectPayload';
+  /** The project as stored. */
+  project: Project;
+};
+
+/** One property of a record kind's schema. */
+export type PropertyDefinition = {
+  __typename?: 'PropertyDefinition';
+  /** The key used in `properties` maps. */
+  id: Scalars['ID']['output'];
+  /** Human-readable name. */
+  name: Scalars['String']['output'];
+  /** The options of a select or multi_select property; empty for other types. */
+  options: Array<SelectOption>;
+  /** Display order, from 0. */
+  position: Scalars['Int']['output'];
+  /** Whether a create must set it and an update may not clear it. */
+  required: Scalars['Boolean']['output'];
+  /** The type of value the property holds. */
+  type: PropertyType;
+};
+
+/**
+ * A condition on one property: its id and exactly one operator group, the one that fits its type
+ * (`text` for text, url and email; `select` for select; `multiSelect` for multi_select; …).
+ */
+export type PropertyFilter = {
+  /** For date properties (compares the start date). */
+  date?: InputMaybe<DateFilter>;
+  /** The property id, from the organization's property schema. */
+  id: Scalars['ID']['input'];
+  /** For multi_select properties. */
+  multiSelect?: InputMaybe<MultiSelectFilter>;
+  /** For number properties. */
+  number?: InputMaybe<NumberFilter>;
+  /** For people properties. */
+  people?: InputMaybe<PeopleFilter>;
+  /** For select properties. */
+  select?: InputMaybe<SelectFilter>;
+  /** For text, url and email properties. */
+  text?: InputMaybe<TextFilter>;
+};
+
+/** Fields every record with dynamic properties (project, parcel, contact) has. */
+export type PropertyRecord = {
+  /** When it was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The record id. */
+  id: Scalars['ID']['output'];
+  /** The portfolio the record belongs to. */
+  portfolio: Portfolio;
+  /** The raw property map, identical to the `properties` of REST v1, labels included. */
+  properties: Scalars['JSON']['output'];
+  /** When it was last changed; strictly increases on every update. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** One typed value, or null when it is not set. */
+  value?: Maybe<PropertyValue>;
+  /** The set properties as typed values, in schema order. */
+  values: Array<PropertyValue>;
+};
+
+
+/** Fields every record with dynamic properties (project, parcel, contact) has. */
+export type PropertyRecordValueArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+/** The property schema of one record kind in one organization. */
+export type PropertySchema = {
+  __typename?: 'PropertySchema';
+  /** The record kind. */
+  kind: RecordKind;
+  /** Properties in display order. */
+  properties: Array<PropertyDefinition>;
+};
+
+/** The type of value a property holds. */
+export type PropertyType =
+  /** A calendar date, `{ date: { start } }`. */
+  | 'DATE'
+  /** An e-mail address, `{ text }`. */
+  | 'EMAIL'
+  /** Any options of the property, `{ select: [optionId, …] }`. */
+  | 'MULTI_SELECT'
+  /** A finite decimal number, `{ number }`. */
+  | 'NUMBER'
+  /** One user of the organization, `{ people: [uid] }`. */
+  | 'PEOPLE'
+  /** One option of the property, `{ select: [optionId] }`. */
+  | 'SELECT'
+  /** Free text, `{ text }`. */
+  | 'TEXT'
+  /** An absolute http(s) URL, `{ text }`. */
+  | 'URL';
+
+/** A typed property value. */
+export type PropertyValue = {
+  /** The property's definition. */
+  property: PropertyDefinition;
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
+};
+
+/** The root of every read. */
+export type Query = {
+  __typename?: 'Query';
+  /** A contact by id, or null. */
+  contact?: Maybe<Contact>;
+  /** Any object by its global id, or null when it does not exist or is out of reach. */
+  node?: Maybe<Node>;
+  /** One organization, or null when it does not exist or the caller cannot reach it. */
+  organization?: Maybe<Organization>;
+  /** Every organization the caller can reach, as a member or as a guest of one of its portfolios. */
+  organizations: Array<Organization>;
+  /** A parcel by id, or null. */
+  parcel?: Maybe<Parcel>;
+  /** A project by id, or null. */
+  project?: Maybe<Project>;
+  /** The user whose API key made this request. */
+  viewer: Viewer;
+};
+
+
+/** The root of every read. */
+export type QueryContactArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. */
+export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. */
+export type QueryOrganizationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. */
+export type QueryParcelArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. */
+export type QueryProjectArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/**
+ * A filter over a record list. The members given are combined with AND; use `and`, `or` and `not`
+ * to build other combinations.
+ */
+export type RecordFilter = {
+  /** Every one of these filters matches. */
+  and?: InputMaybe<Array<RecordFilter>>;
+  /** Created in this range. */
+  createdAt?: InputMaybe<DateTimeRange>;
+  /** This filter does not match. */
+  not?: InputMaybe<RecordFilter>;
+  /** At least one of these filters matches. */
+  or?: InputMaybe<Array<RecordFilter>>;
+  /** A condition on one property's value. */
+  property?: InputMaybe<PropertyFilter>;
+  /** Last updated in this range. */
+  updatedAt?: InputMaybe<DateTimeRange>;
+};
+
+/** The kinds of record that carry dynamic properties. */
+export type RecordKind =
+  /** People and companies: land owners, brokers, counsel. */
+  | 'CONTACT'
+  /** Parcels of land, from cadastral data. */
+  | 'PARCEL'
+  /** Projects. */
+  | 'PROJECT';
+
+/** One sort key: a property (by id) or a record field, exactly one of the two. */
+export type RecordOrder = {
+  /** ASC (default) or DESC. */
+  direction?: InputMaybe<OrderDirection>;
+  /** A field of the record. */
+  field?: InputMaybe<RecordOrderField>;
+  /** Where records without the property go: LAST (default) or FIRST. */
+  nulls?: InputMaybe<NullsOrder>;
+  /** A property id of the record kind; text, url, email, number, date or select sort by value. */
+  property?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** A field of the record itself to sort by. */
+export type RecordOrderField =
+  /** Creation time. */
+  | 'CREATED_AT'
+  /** Last update time. */
+  | 'UPDATED_AT';
+
+/** A caller's role in an organization. Guests have no organization role; they reach single portfolios. */
+export type Role =
+  /** Manages the organization's data and people. */
+  | 'ADMIN'
+  /** Reads and writes only the portfolios granted to them. */
+  | 'GUEST'
+  /** Reads and writes every portfolio of the organization. */
+  | 'MEMBER'
+  /** Full control of the organization. */
+  | 'OWNER'
+  /** Reads every portfolio of the organization and writes nothing. */
+  | 'VIEWER';
+
+/** Select operators, with option ids of the property. */
+export type SelectFilter = {
+  /** The value is one of these options. */
+  in?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** true: no value; false: any value. */
+  isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The value is none of these options; records without a value match. */
+  notIn?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+/** One option of a select or multi_select property. */
+export type SelectOption = {
+  __typename?: 'SelectOption';
+  /** A hex colour such as `#f59e0b`. */
+  color: Scalars['String']['output'];
+  /** The option id, used in `{ select: [id] }`. */
+  id: Scalars['ID']['output'];
+  /** Display name. */
+  name: Scalars['String']['output'];
+};
+
+/** A select or multi_select value. */
+export type SelectValue = PropertyValue & {
+  __typename?: 'SelectValue';
+  /** The chosen options, in stored order. */
+  options: Array<SelectOption>;
+  /** The property's definition. */
+  property: PropertyDefinition;
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
+};
+
+/** Text operators. Several operators in one group must all hold. */
+export type TextFilter = {
+  /** Contains this text, case-insensitively. */
+  contains?: InputMaybe<Scalars['String']['input']>;
+  /** Exactly this text (case-sensitive). */
+  eq?: InputMaybe<Scalars['String']['input']>;
+  /** true: no value or an empty text; false: a non-empty text. */
+  isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Anything but exactly this text; records without a value match. */
+  neq?: InputMaybe<Scalars['String']['input']>;
+  /** Starts with this text, case-insensitively. */
+  startsWith?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A text, url or email value. */
+export type TextValue = PropertyValue & {
+  __typename?: 'TextValue';
+  /** The property's definition. */
+  property: PropertyDefinition;
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
+  /** The text. */
+  text: Scalars['String']['output'];
+};
+
+/** Input of a partial update. */
+export type UpdateRecordInput = {
+  /** The record id. */
+  id: Scalars['ID']['input'];
+  /** When given, the record must belong to this organization, or the answer is NOT_FOUND. */
+  orgId?: InputMaybe<Scalars['ID']['input']>;
+  /** When given, the record must belong to this portfolio, or the answer is NOT_FOUND. */
+  portfolioId?: InputMaybe<Scalars['ID']['input']>;
+  /** Only these properties change; a null inner member clears one. */
+  properties: Scalars['JSON']['input'];
+};
+
+/** A person with access to one or more organizations. */
+export type User = Node & {
+  __typename?: 'User';
+  /** E-mail address. */
+  email: Scalars['String']['output'];
+  /** The user id (`usr_…`), the value used in people properties. */
+  id: Scalars['ID']['output'];
+  /** Display name. */
+  name: Scalars['String']['output'];
+  /** Role in the organization this user was listed for; null outside an organization's user list. */
+  role?: Maybe<Role>;
+};
+
+/** The authenticated caller. */
+export type Viewer = {
+  __typename?: 'Viewer';
+  /** The organizations the caller can reach. */
+  organizations: Array<Organization>;
+  /** The caller as a user. */
+  user: User;
+};
+
+export type WithIndex<TObject> = TObject & Record<string, any>;
+export type ResolversObject<TObject> = WithIndex<TObject>;
+
+export type ResolverTypeWrapper<T> = Promise<T> | T;
+
+
+export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
+  resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
+};
+export type Resolver<TResult, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = ResolverFn<TResult, TParent, TContext, TArgs> | ResolverWithResolve<TResult, TParent, TContext, TArgs>;
+
+export type ResolverFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Promise<TResult> | TResult;
+
+export type SubscriptionSubscribeFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => AsyncIterable<TResult> | Promise<AsyncIterable<TResult>>;
+
+export type SubscriptionResolveFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+export interface SubscriptionSubscriberObject<TResult, TKey extends string, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<{ [key in TKey]: TResult }, TParent, TContext, TArgs>;
+  resolve?: SubscriptionResolveFn<TResult, { [key in TKey]: TResult }, TContext, TArgs>;
+}
+
+export interface SubscriptionResolverObject<TResult, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<any, TParent, TContext, TArgs>;
+  resolve: SubscriptionResolveFn<TResult, any, TContext, TArgs>;
+}
+
+export type SubscriptionObject<TResult, TKey extends string, TParent, TContext, TArgs> =
+  | SubscriptionSubscriberObject<TResult, TKey, TParent, TContext, TArgs>
+  | SubscriptionResolverObject<TResult, TParent, TContext, TArgs>;
+
+export type SubscriptionResolver<TResult, TKey extends string, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> =
+  | ((...args: any[]) => SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>)
+  | SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>;
+
+export type TypeResolveFn<TTypes, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (
+  parent: TParent,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Maybe<TTypes> | Promise<Maybe<TTypes>>;
+
+export type IsTypeOfResolverFn<T = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (obj: T, context: TContext, info: GraphQLResolveInfo) => boolean | Promise<boolean>;
+
+export type NextResolverFn<T> = () => Promise<T>;
+
+export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = (
+  next: NextResolverFn<TResult>,
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+
+
+
+/** Mapping of interface types */
+export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
+  Node:
+    | ( RecordModel )
+    | ( OrgModel )
+    | ( RecordModel )
+    | ( PortfolioModel )
+    | ( RecordModel )
+    | ( UserModel )
+  ;
+  PropertyRecord:
+    | ( RecordModel )
+    | ( RecordModel )
+    | ( RecordModel )
+  ;
+  PropertyValue:
+    | ( ValueModel )
+    | ( ValueModel )
+    | ( ValueModel )
+    | ( ValueModel )
+    | ( ValueModel )
+  ;
+}>;
+
+/** Mapping between all available schema types and the resolvers types */
+export type ResolversTypes = ResolversObject<{
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Contact: ResolverTypeWrapper<RecordModel>;
+  ContactConnection: ResolverTypeWrapper<ConnectionModel>;
+  ContactEdge: ResolverTypeWrapper<EdgeModel>;
+  ContactPayload: ResolverTypeWrapper<Omit<ContactPayload, 'contact'> & { contact: ResolversTypes['Contact'] }>;
+  CreateRecordInput: CreateRecordInput;
+  Date: ResolverTypeWrapper<Scalars['Date']['output']>;
+  DateFilter: DateFilter;
+  DateRange: DateRange;
+  DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DateTimeRange: DateTimeRange;
+  DateValue: ResolverTypeWrapper<ValueModel>;
+  DeletePayload: ResolverTypeWrapper<DeletePayload>;
+  DeleteRecordInput: DeleteRecordInput;
+  Facet: ResolverTypeWrapper<Facet>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  GeoPoint: ResolverTypeWrapper<GeoPoint>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  MultiSelectFilter: MultiSelectFilter;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
+  NullsOrder: NullsOrder;
+  NumberFilter: NumberFilter;
+  NumberRange: NumberRange;
+  NumberValue: ResolverTypeWrapper<ValueModel>;
+  OrderDirection: OrderDirection;
+  Organization: ResolverTypeWrapper<OrgModel>;
+  PageInfo: ResolverTypeWrapper<PageInfo>;
+  Parcel: ResolverTypeWrapper<RecordModel>;
+  ParcelConnection: ResolverTypeWrapper<ConnectionModel>;
+  ParcelContactInput: ParcelContactInput;
+  ParcelContactPayload: ResolverTypeWrapper<Omit<ParcelContactPayload, 'contact' | 'parcel'> & { contact: ResolversTypes['Contact'], parcel: ResolversTypes['Parcel'] }>;
+  ParcelEdge: ResolverTypeWrapper<EdgeModel>;
+  ParcelPayload: ResolverTypeWrapper<Omit<ParcelPayload, 'parcel'> & { parcel: ResolversTypes['Parcel'] }>;
+  PeopleFilter: PeopleFilter;
+  PeopleValue: ResolverTypeWrapper<ValueModel>;
+  Portfolio: ResolverTypeWrapper<PortfolioModel>;
+  Project: ResolverTypeWrapper<RecordModel>;
+  ProjectConnection: ResolverTypeWrapper<ConnectionModel>;
+  ProjectContactInput: ProjectContactInput;
+  ProjectContactPayload: ResolverTypeWrapper<Omit<ProjectContactPayload, 'contact' | 'project'> & { contact: ResolversTypes['Contact'], project: ResolversTypes['Project'] }>;
+  ProjectEdge: ResolverTypeWrapper<EdgeModel>;
+  ProjectPayload: ResolverTypeWrapper<Omit<ProjectPayload, 'project'> & { project: ResolversTypes['Project'] }>;
+  PropertyDefinition: ResolverTypeWrapper<PropertyDefModel>;
+  PropertyFilter: PropertyFilter;
+  PropertyRecord: ResolverTypeWrapper<RecordModel>;
+  PropertySchema: ResolverTypeWrapper<PropertySchemaModel>;
+  PropertyType: PropertyType;
+  PropertyValue: ResolverTypeWrapper<ValueModel>;
+  Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RecordFilter: RecordFilter;
+  RecordKind: RecordKind;
+  RecordOrder: RecordOrder;
+  RecordOrderField: RecordOrderField;
+  Role: Role;
+  SelectFilter: SelectFilter;
+  SelectOption: ResolverTypeWrapper<SelectOption>;
+  SelectValue: ResolverTypeWrapper<ValueModel>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  TextFilter: TextFilter;
+  TextValue: ResolverTypeWrapper<ValueModel>;
+  UpdateRecordInput: UpdateRecordInput;
+  User: ResolverTypeWrapper<UserModel>;
+  Viewer: ResolverTypeWrapper<ViewerModel>;
+}>;
+
+/** Mapping between all available schema types and the resolvers parents */
+export type ResolversParentTypes = ResolversObject<{
+  Boolean: Scalars['Boolean']['output'];
+  Contact: RecordModel;
+  ContactConnection: ConnectionModel;
+  ContactEdge: EdgeModel;
+  ContactPayload: Omit<ContactPayload, 'contact'> & { contact: ResolversParentTypes['Contact'] };
+  CreateRecordInput: CreateRecordInput;
+  Date: Scalars['Date']['output'];
+  DateFilter: DateFilter;
+  DateRange: DateRange;
+  DateTime: Scalars['DateTime']['output'];
+  DateTimeRange: DateTimeRange;
+  DateValue: ValueModel;
+  DeletePayload: DeletePayload;
+  DeleteRecordInput: DeleteRecordInput;
+  Facet: Facet;
+  Float: Scalars['Float']['output'];
+  GeoPoint: GeoPoint;
+  ID: Scalars['ID']['output'];
+  Int: Scalars['Int']['output'];
+  JSON: Scalars['JSON']['output'];
+  MultiSelectFilter: MultiSelectFilter;
+  Mutation: Record<PropertyKey, never>;
+  Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
+  NumberFilter: NumberFilter;
+  NumberRange: NumberRange;
+  NumberValue: ValueModel;
+  Organization: OrgModel;
+  PageInfo: PageInfo;
+  Parcel: RecordModel;
+  ParcelConnection: ConnectionModel;
+  ParcelContactInput: ParcelContactInput;
+  ParcelContactPayload: Omit<ParcelContactPayload, 'contact' | 'parcel'> & { contact: ResolversParentTypes['Contact'], parcel: ResolversParentTypes['Parcel'] };
+  ParcelEdge: EdgeModel;
+  ParcelPayload: Omit<ParcelPayload, 'parcel'> & { parcel: ResolversParentTypes['Parcel'] };
+  PeopleFilter: PeopleFilter;
+  PeopleValue: ValueModel;
+  Portfolio: PortfolioModel;
+  Project: RecordModel;
+  ProjectConnection: ConnectionModel;
+  ProjectContactInput: ProjectContactInput;
+  ProjectContactPayload: Omit<ProjectContactPayload, 'contact' | 'project'> & { contact: ResolversParentTypes['Contact'], project: ResolversParentTypes['Project'] };
+  ProjectEdge: EdgeModel;
+  ProjectPayload: Omit<ProjectPayload, 'project'> & { project: ResolversParentTypes['Project'] };
+  PropertyDefinition: PropertyDefModel;
+  PropertyFilter: PropertyFilter;
+  PropertyRecord: RecordModel;
+  PropertySchema: PropertySchemaModel;
+  PropertyValue: ValueModel;
+  Query: Record<PropertyKey, never>;
+  RecordFilter: RecordFilter;
+  RecordOrder: RecordOrder;
+  SelectFilter: SelectFilter;
+  SelectOption: SelectOption;
+  SelectValue: ValueModel;
+  String: Scalars['String']['output'];
+  TextFilter: TextFilter;
+  TextValue: ValueModel;
+  UpdateRecordInput: UpdateRecordInput;
+  User: UserModel;
+  Viewer: ViewerModel;
+}>;
+
+export type ContactResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Contact'] = ResolversParentTypes['Contact']> = ResolversObject<{
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  parcels?: Resolver<ResolversTypes['ParcelConnection'], ParentType, ContextType, Partial<ContactParcelsArgs>>;
+  portfolio?: Resolver<ResolversTypes['Portfolio'], ParentType, ContextType>;
+  projects?: Resolver<ResolversTypes['ProjectConnection'], ParentType, ContextType, Partial<ContactProjectsArgs>>;
+  properties?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['PropertyValue']>, ParentType, ContextType, RequireFields<ContactValueArgs, 'propertyId'>>;
+  values?: Resolver<Array<ResolversTypes['PropertyValue']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type ContactConnectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContactConnection'] = ResolversParentTypes['ContactConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ContactEdge']>, ParentType, ContextType>;
+  facets?: Resolver<Array<ResolversTypes['Facet']>, ParentType, ContextType, RequireFields<ContactConnectionFacetsArgs, 'propertyId'>>;
+  nodes?: Resolver<Array<ResolversTypes['Contact']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type ContactEdgeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContactEdge'] = ResolversParentTypes['ContactEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  linkedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Contact'], ParentType, ContextType>;
+}>;
+
+export type ContactPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContactPayload'] = ResolversParentTypes['ContactPayload']> = ResolversObject<{
+  contact?: Resolver<ResolversTypes['Contact'], ParentType, ContextType>;
+}>;
+
+export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
+  name: 'Date';
+}
+
+export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
+  name: 'DateTime';
+}
+
+export type DateValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DateValue'] = ResolversParentTypes['DateValue']> = ResolversObject<{
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+  propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  start?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type DeletePayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DeletePayload'] = ResolversParentTypes['DeletePayload']> = ResolversObject<{
+  deletedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+}>;
+
+export type FacetResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Facet'] = ResolversParentTypes['Facet']> = ResolversObject<{
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+}>;
+
+export type GeoPointResolvers<ContextType = Context, ParentType extends ResolversParentTypes['GeoPoint'] = ResolversParentTypes['GeoPoint']> = ResolversObject<{
+  geojson?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  latitude?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  longitude?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
+export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
+  name: 'JSON';
+}
+
+export type MutationResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  createContact?: Resolver<ResolversTypes['ContactPayload'], ParentType, ContextType, RequireFields<MutationCreateContactArgs, 'input'>>;
+  createProject?: Resolver<ResolversTypes['ProjectPayload'], ParentType, ContextType, RequireFields<MutationCreateProjectArgs, 'input'>>;
+  deleteContact?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteContactArgs, 'input'>>;
+  deleteProject?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteProjectArgs, 'input'>>;
+  linkParcelContact?: Resolver<ResolversTypes['ParcelContactPayload'], ParentType, ContextType, RequireFields<MutationLinkParcelContactArgs, 'input'>>;
+  linkProjectContact?: Resolver<ResolversTypes['ProjectContactPayload'], ParentType, ContextType, RequireFields<MutationLinkProjectContactArgs, 'input'>>;
+  unlinkParcelContact?: Resolver<ResolversTypes['ParcelContactPayload'], ParentType, ContextType, RequireFields<MutationUnlinkParcelContactArgs, 'input'>>;
+  unlinkProjectContact?: Resolver<ResolversTypes['ProjectContactPayload'], ParentType, ContextType, RequireFields<MutationUnlinkProjectContactArgs, 'input'>>;
+  updateContact?: Resolver<ResolversTypes['ContactPayload'], ParentType, ContextType, RequireFields<MutationUpdateContactArgs, 'input'>>;
+  updateParcel?: Resolver<ResolversTypes['ParcelPayload'], ParentType, ContextType, RequireFields<MutationUpdateParcelArgs, 'input'>>;
+  updateProject?: Resolver<ResolversTypes['ProjectPayload'], ParentType, ContextType, RequireFields<MutationUpdateProjectArgs, 'input'>>;
+}>;
+
+export type NodeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'Contact' | 'Organization' | 'Parcel' | 'Portfolio' | 'Project' | 'User', ParentType, ContextType>;
+}>;
+
+export type NumberValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['NumberValue'] = ResolversParentTypes['NumberValue']> = ResolversObject<{
+  number?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+  propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type OrganizationResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Organization'] = ResolversParentTypes['Organization']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  portfolio?: Resolver<Maybe<ResolversTypes['Portfolio']>, ParentType, ContextType, RequireFields<OrganizationPortfolioArgs, 'id'>>;
+  portfolios?: Resolver<Array<ResolversTypes['Portfolio']>, ParentType, ContextType>;
+  propertySchema?: Resolver<ResolversTypes['PropertySchema'], ParentType, ContextType, RequireFields<OrganizationPropertySchemaArgs, 'kind'>>;
+  users?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
+  viewerRole?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type PageInfoResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type ParcelResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Parcel'] = ResolversParentTypes['Parcel']> = ResolversObject<{
+  contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<ParcelContactsArgs>>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  geometry?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  portfolio?: Resolver<ResolversTypes['Portfolio'], ParentType, ContextType>;
+  projects?: Resolver<ResolversTypes['ProjectConnection'], ParentType, ContextType, Partial<ParcelProjectsArgs>>;
+  properties?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['PropertyValue']>, ParentType, ContextType, RequireFields<ParcelValueArgs, 'propertyId'>>;
+  values?: Resolver<Array<ResolversTypes['PropertyValue']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type ParcelConnectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelConnection'] = ResolversParentTypes['ParcelConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ParcelEdge']>, ParentType, ContextType>;
+  facets?: Resolver<Array<ResolversTypes['Facet']>, ParentType, ContextType, RequireFields<ParcelConnectionFacetsArgs, 'propertyId'>>;
+  nodes?: Resolver<Array<ResolversTypes['Parcel']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type ParcelContactPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelContactPayload'] = ResolversParentTypes['ParcelContactPayload']> = ResolversObject<{
+  contact?: Resolver<ResolversTypes['Contact'], ParentType, ContextType>;
+  linked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  parcel?: Resolver<ResolversTypes['Parcel'], ParentType, ContextType>;
+}>;
+
+export type ParcelEdgeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelEdge'] = ResolversParentTypes['ParcelEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  linkedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Parcel'], ParentType, ContextType>;
+}>;
+
+export type ParcelPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelPayload'] = ResolversParentTypes['ParcelPayload']> = ResolversObject<{
+  parcel?: Resolver<ResolversTypes['Parcel'], ParentType, ContextType>;
+}>;
+
+export type PeopleValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PeopleValue'] = ResolversParentTypes['PeopleValue']> = ResolversObject<{
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+  propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  users?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type PortfolioResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Portfolio'] = ResolversParentTypes['Portfolio']> = ResolversObject<{
+  contact?: Resolver<Maybe<ResolversTypes['Contact']>, ParentType, ContextType, RequireFields<PortfolioContactArgs, 'id'>>;
+  contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<PortfolioContactsArgs>>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
+  parcel?: Resolver<Maybe<ResolversTypes['Parcel']>, ParentType, ContextType, RequireFields<PortfolioParcelArgs, 'id'>>;
+  parcels?: Resolver<ResolversTypes['ParcelConnection'], ParentType, ContextType, Partial<PortfolioParcelsArgs>>;
+  project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType, RequireFields<PortfolioProjectArgs, 'id'>>;
+  projects?: Resolver<ResolversTypes['ProjectConnection'], ParentType, ContextType, Partial<PortfolioProjectsArgs>>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type ProjectResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Project'] = ResolversParentTypes['Project']> = ResolversObject<{
+  contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<ProjectContactsArgs>>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  location?: Resolver<Maybe<ResolversTypes['GeoPoint']>, ParentType, ContextType>;
+  parcels?: Resolver<ResolversTypes['ParcelConnection'], ParentType, ContextType, Partial<ProjectParcelsArgs>>;
+  portfolio?: Resolver<ResolversTypes['Portfolio'], ParentType, ContextType>;
+  properties?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['PropertyValue']>, ParentType, ContextType, RequireFields<ProjectValueArgs, 'propertyId'>>;
+  values?: Resolver<Array<ResolversTypes['PropertyValue']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type ProjectConnectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectConnection'] = ResolversParentTypes['ProjectConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ProjectEdge']>, ParentType, ContextType>;
+  facets?: Resolver<Array<ResolversTypes['Facet']>, ParentType, ContextType, RequireFields<ProjectConnectionFacetsArgs, 'propertyId'>>;
+  nodes?: Resolver<Array<ResolversTypes['Project']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type ProjectContactPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectContactPayload'] = ResolversParentTypes['ProjectContactPayload']> = ResolversObject<{
+  contact?: Resolver<ResolversTypes['Contact'], ParentType, ContextType>;
+  linked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  project?: Resolver<ResolversTypes['Project'], ParentType, ContextType>;
+}>;
+
+export type ProjectEdgeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectEdge'] = ResolversParentTypes['ProjectEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  linkedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Project'], ParentType, ContextType>;
+}>;
+
+export type ProjectPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectPayload'] = ResolversParentTypes['ProjectPayload']> = ResolversObject<{
+  project?: Resolver<ResolversTypes['Project'], ParentType, ContextType>;
+}>;
+
+export type PropertyDefinitionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyDefinition'] = ResolversParentTypes['PropertyDefinition']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  options?: Resolver<Array<ResolversTypes['SelectOption']>, ParentType, ContextType>;
+  position?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['PropertyType'], ParentType, ContextType>;
+}>;
+
+export type PropertyRecordResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyRecord'] = ResolversParentTypes['PropertyRecord']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'Contact' | 'Parcel' | 'Project', ParentType, ContextType>;
+}>;
+
+export type PropertySchemaResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertySchema'] = ResolversParentTypes['PropertySchema']> = ResolversObject<{
+  kind?: Resolver<ResolversTypes['RecordKind'], ParentType, ContextType>;
+  properties?: Resolver<Array<ResolversTypes['PropertyDefinition']>, ParentType, ContextType>;
+}>;
+
+export type PropertyValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyValue'] = ResolversParentTypes['PropertyValue']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'DateValue' | 'NumberValue' | 'PeopleValue' | 'SelectValue' | 'TextValue', ParentType, ContextType>;
+}>;
+
+export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  contact?: Resolver<Maybe<ResolversTypes['Contact']>, ParentType, ContextType, RequireFields<QueryContactArgs, 'id'>>;
+  node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  organization?: Resolver<Maybe<ResolversTypes['Organization']>, ParentType, ContextType, RequireFields<QueryOrganizationArgs, 'id'>>;
+  organizations?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
+  parcel?: Resolver<Maybe<ResolversTypes['Parcel']>, ParentType, ContextType, RequireFields<QueryParcelArgs, 'id'>>;
+  project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType, RequireFields<QueryProjectArgs, 'id'>>;
+  viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
+}>;
+
+export type SelectOptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['SelectOption'] = ResolversParentTypes['SelectOption']> = ResolversObject<{
+  color?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type SelectValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['SelectValue'] = ResolversParentTypes['SelectValue']> = ResolversObject<{
+  options?: Resolver<Array<ResolversTypes['SelectOption']>, ParentType, ContextType>;
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+  propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type TextValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['TextValue'] = ResolversParentTypes['TextValue']> = ResolversObject<{
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+  propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type UserResolvers<ContextType = Context, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = ResolversObject<{
+  email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  role?: Resolver<Maybe<ResolversTypes['Role']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type ViewerResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
+  organizations?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+}>;
+
+export type Resolvers<ContextType = Context> = ResolversObject<{
+  Contact?: ContactResolvers<ContextType>;
+  ContactConnection?: ContactConnectionResolvers<ContextType>;
+  ContactEdge?: ContactEdgeResolvers<ContextType>;
+  ContactPayload?: ContactPayloadResolvers<ContextType>;
+  Date?: GraphQLScalarType;
+  DateTime?: GraphQLScalarType;
+  DateValue?: DateValueResolvers<ContextType>;
+  DeletePayload?: DeletePayloadResolvers<ContextType>;
+  Facet?: FacetResolvers<ContextType>;
+  GeoPoint?: GeoPointResolvers<ContextType>;
+  JSON?: GraphQLScalarType;
+  Mutation?: MutationResolvers<ContextType>;
+  Node?: NodeResolvers<ContextType>;
+  NumberValue?: NumberValueResolvers<ContextType>;
+  Organization?: OrganizationResolvers<ContextType>;
+  PageInfo?: PageInfoResolvers<ContextType>;
+  Parcel?: ParcelResolvers<ContextType>;
+  ParcelConnection?: ParcelConnectionResolvers<ContextType>;
+  ParcelContactPayload?: ParcelContactPayloadResolvers<ContextType>;
+  ParcelEdge?: ParcelEdgeResolvers<ContextType>;
+  ParcelPayload?: ParcelPayloadResolvers<ContextType>;
+  PeopleValue?: PeopleValueResolvers<ContextType>;
+  Portfolio?: PortfolioResolvers<ContextType>;
+  Project?: ProjectResolvers<ContextType>;
+  ProjectConnection?: ProjectConnectionResolvers<ContextType>;
+  ProjectContactPayload?: ProjectContactPayloadResolvers<ContextType>;
+  ProjectEdge?: ProjectEdgeResolvers<ContextType>;
+  ProjectPayload?: ProjectPayloadResolvers<ContextType>;
+  PropertyDefinition?: PropertyDefinitionResolvers<ContextType>;
+  PropertyRecord?: PropertyRecordResolvers<ContextType>;
+  PropertySchema?: PropertySchemaResolvers<ContextType>;
+  PropertyValue?: PropertyValueResolvers<ContextType>;
+  Query?: QueryResolvers<ContextType>;
+  SelectOption?: SelectOptionResolvers<ContextType>;
+  SelectValue?: SelectValueResolvers<ContextType>;
+  TextValue?: TextValueResolvers<ContextType>;
+  User?: UserResolvers<ContextType>;
+  Viewer?: ViewerResolvers<ContextType>;
+}>;
+

@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AppError } from '../errors.js';
+import { AssetFolder } from './assets.js';
+
+/** Paths served without an API key; the page asks for the key itself. */
+export const GRAPHIQL_PUBLIC_PATHS = ['/graphiql', '/graphiql/', '/graphiql/:file'];
+
+/**
+ * Only same-origin resources: the page can load nothing from another host even if a dependency
+ * tried. Monaco injects style elements, hence 'unsafe-inline' for styles only.
+ */
+export const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "worker-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "font-src 'self' data:",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ');
+
+/** Headers for the HTML pages (GraphiQL, /docs). */
+export function pageHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-security-policy', PAGE_CSP)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-cache')
+    .type('text/html; charset=utf-8');
+}
+
+// Every URL is relative to the page (/…/graphiql), so a proxy can mount the server under any prefix.
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>GraphiQL · Solar Data Gateway</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="graphiql/app.css">
+<script type="module" src="graphiql/app.js"></script>
+</head>
+<body>
+<div id="root"><noscript>GraphiQL needs JavaScript.</noscript></div>
+</body>
+</html>
+`;
+
+export const notBuiltPage = (what: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${what} is not built</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40em; margin: 3em auto">
+<h1>${what} is not built</h1>
+<p>The browser assets are built by <code>npm run build</code> (which <code>npm install</code> and
+<code>npm start</code> run). Build them now with:</p>
+<pre>npm run build:graphiql</pre>
+<p>then restart the server.</p>
+</body></html>
+`;
+
+const wantsHtml = (accept: string | undefined) => !!accept && /\btext\/html\b/i.test(accept);
+
+/**
+ * GraphiQL at /graphiql, from local assets only; a browser opening /graphql is sent there.
+ * Register before the GraphQL route so the redirect hook runs first.
+ */
+export function registerGraphiQL(app: FastifyInstance): void {
+  const assets = new AssetFolder('graphiql');
+
+  // A browser navigating to /graphql asks for HTML; API clients ask for JSON and are left alone.
+  app.addHook('onRequest', async (req, reply) => {
+    if (
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      req.routeOptions.url === '/graphql' &&
+      wantsHtml(req.headers.accept)
+    ) {
+      // Relative, so it stays under whatever prefix the browser used.
+      return reply.redirect('graphiql', 302);
+    }
+  });
+
+  app.get('/graphiql', async (_req, reply) => {
+    if (!assets.built) return pageHeaders(reply).status(503).send(notBuiltPage('GraphiQL'));
+    return pageHeaders(reply).send(PAGE);
+  });
+  // With a trailing slash the relative asset URLs would resolve one level too deep.
+  app.get('/graphiql/', async (_req, reply) => reply.redirect('../graphiql', 301));
+  app.get<{ Params: { file: string } }>('/graphiql/:file', async (req, reply) => {
+    const sent = assets.send(req, reply, req.params.file);
+    if (sent) return sent;
+    // Thrown rather than callNotFound(): the not-found route is not public and would answer 401.
+    throw new AppError('NOT_FOUND', `No GraphiQL asset named ${req.params.file}.`);
+  });
+}

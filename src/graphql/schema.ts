@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { GraphQLSchema } from 'graphql';
+import { linkResolvers } from '../modules/links/resolvers.js';
+import { orgResolvers } from '../modules/org/resolvers.js';
+import { recordResolvers } from '../modules/records/resolvers.js';
+import { schemaResolvers } from '../modules/schema/resolvers.js';
+import { PACKAGE_ROOT } from '../paths.js';
+import { nodeResolvers } from './node.js';
+import { DateScalar, DateTimeScalar, JSONScalar } from './scalars.js';
+
+export const typeDefs = readFileSync(join(PACKAGE_ROOT, 'schema.graphql'), 'utf8');
+
+/** The executable schema: SDL from schema.graphql, resolvers from each module. */
+export function buildSchema(): GraphQLSchema {
+  return makeExecutableSchema({
+    typeDefs,
+    resolvers: [
+      { JSON: JSONScalar, DateTime: DateTimeScalar, Date: DateScalar },
+      orgResolvers,
+      schemaResolvers,
+      recordResolvers,
+      linkResolvers,
+      nodeResolvers,
+    ],
+    resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
+  });
+}

@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { type Context, createContext } from '../context.js';
+import type { DB } from '../db/types.js';
+import { AppError } from '../errors.js';
+import { findViewerByKey } from '../modules/auth/repository.js';
+import type { CursorCodec } from '../pagination/cursor.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's GraphQL context; set for every authenticated API request. */
+    ctx: Context;
+  }
+}
+
+const KEY_SHAPE = /^[A-Za-z0-9_-]{16,200}$/;
+
+/**
+ * Authenticates API requests by their `X-API-Key` header and builds the shared request context.
+ * Missing, unknown and revoked keys get the same 401.
+ */
+export function installAuth(
+  app: FastifyInstance,
+  db: Kysely<DB>,
+  cursors: CursorCodec,
+  isPublic: (req: FastifyRequest) => boolean,
+  /** The read pool, if any; the key lookup itself always runs on the primary (it stamps last_used_at). */
+  readDb?: Kysely<DB>,
+) {
+  app.decorateRequest('ctx', null as unknown as Context);
+  app.addHook('preHandler', async (req) => {
+    if (isPublic(req)) return;
+    const key = req.headers['x-api-key'];
+    if (key === undefined || key === '') {
+      throw new AppError(
+        'UNAUTHENTICATED',
+        'Send your API key in the X-API-Key header. `sdg key create --user <email>` makes one.',
+      );
+    }
+    const viewer = typeof key === 'string' && KEY_SHAPE.test(key) ? await findViewerByKey(db, key) : null;
+    if (!viewer)
+      throw new AppError(
+        'UNAUTHENTICATED',
+        'The API key in X-API-Key is unknown or revoked. Create a new one with `sdg key create`.',
+      );
+    req.ctx = createContext(db, viewer, cursors, req.id, readDb);
+  });
+}

@@ -1,0 +1,94 @@
+import { type Kysely, sql } from 'kysely';
+import { CROSS_TENANT } from '../../db/tenant-guard.js';
+import type { DB, OrgRole } from '../../db/types.js';
+import { newId } from '../../ids.js';
+import { generateApiKey, hashApiKey, keyPrefix } from './keys.js';
+import { Viewer } from './viewer.js';
+
+/** How often `last_used_at` is written at most; keeps reads from writing on every request. */
+const LAST_USED_RESOLUTION = '60 seconds';
+
+/**
+ * Also returns the version of each of the caller's orgs, which keys the process caches (OrgCache).
+ * Cross-tenant by nature (a user's memberships span organizations); on Citus it runs on every
+ * shard holding org_members. Resolves a key to its viewer in one statement: the user, their org roles and guest grants,
+ * and (at most once a minute) a `last_used_at` stamp. Revoked and unknown keys give null.
+ */
+export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<Viewer | null> {
+  const hash = hashApiKey(key);
+  const { rows } = await sql<{
+    id: string;
+    email: string;
+    name: string;
+    roles: { org: string; role: OrgRole }[];
+    guest: { org: string; portfolio: string }[];
+    versions: Record<string, number>;
+  }>`
+    ${sql.raw(CROSS_TENANT)}
+    with touched as (
+      update api_keys set last_used_at = now()
+      where key_hash = ${hash} and revoked_at is null
+        and (last_used_at is null or last_used_at < now() - ${LAST_USED_RESOLUTION}::interval)
+      returning id
+    )
+    select u.id, u.email, u.name,
+      coalesce((select json_agg(json_build_object('org', m.org_id, 'role', m.role)) from org_members m where m.user_id = u.id), '[]') as roles,
+      coalesce((select json_agg(json_build_object('org', g.org_id, 'portfolio', g.portfolio_id)) from portfolio_guests g where g.user_id = u.id), '[]') as guest,
+      coalesce((select json_object_agg(v.org_id, v.version) from org_versions v where v.org_id in (
+        select m.org_id from org_members m where m.user_id = u.id
+        union select g.org_id from portfolio_guests g where g.user_id = u.id)), '{}') as versions
+    from api_keys k join users u on u.id = k.user_id
+    where k.key_hash = ${hash} and k.revoked_at is null`.execute(db);
+  const row = rows[0];
+  if (!row) return null;
+  const roles = new Map(row.roles.map((r) => [r.org, r.role]));
+  const guests = new Map<string, Set<string>>();
+  for (const g of row.guest) {
+    if (roles.has(g.org)) continue;
+    if (!guests.has(g.org)) guests.set(g.org, new Set());
+    guests.get(g.org)!.add(g.portfolio);
+  }
+  return new Viewer(
+    row.id,
+    row.email,
+    row.name,
+    roles,
+    guests,
+    new Map(Object.entries(row.versions).map(([o, v]) => [o, Number(v)])),
+  );
+}
+
+export interface CreatedKey {
+  id: string;
+  userId: string;
+  /** The secret; shown once, never stored. */
+  apiKey: string;
+  prefix: string;
+}
+
+export async function createApiKey(db: Kysely<DB>, userId: string, label?: string): Promise<CreatedKey> {
+  const apiKey = generateApiKey();
+  const id = newId('ApiKey');
+  await db
+    .insertInto('api_keys')
+    .values({
+      id,
+      user_id: userId,
+      key_hash: hashApiKey(apiKey),
+      prefix: keyPrefix(apiKey),
+      label: label ?? null,
+    })
+    .execute();
+  return { id, userId, apiKey, prefix: keyPrefix(apiKey) };
+}
+
+/** Revokes by key id, or by the key itself. Returns whether a live key was revoked. */
+export async function revokeApiKey(db: Kysely<DB>, idOrKey: string): Promise<boolean> {
+  const res = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql<Date>`now()` })
+    .where((eb) => eb.or([eb('id', '=', idOrKey), eb('key_hash', '=', hashApiKey(idOrKey))]))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}

@@ -1,0 +1,171 @@
+import { type Kysely, sql } from 'kysely';
+import { CROSS_TENANT } from '../../db/tenant-guard.js';
+import type { DB, OrgRole } from '../../db/types.js';
+import { newId } from '../../ids.js';
+import type { AccessRole } from '../auth/viewer.js';
+import type { OrgModel, PortfolioModel, UserModel } from './types.js';
+
+const toOrg = (r: { id: string; name: string; created_at: Date }): OrgModel => ({
+  id: r.id,
+  name: r.name,
+  createdAt: r.created_at,
+});
+const toPortfolio = (r: { org_id: string; id: string; name: string; created_at: Date }): PortfolioModel => ({
+  orgId: r.org_id,
+  id: r.id,
+  name: r.name,
+  createdAt: r.created_at,
+});
+
+export async function orgsByIds(db: Kysely<DB>, ids: readonly string[]): Promise<OrgModel[]> {
+  if (!ids.length) return [];
+  const rows = await db
+    .selectFrom('organizations')
+    .select(['id', 'name', 'created_at'])
+    .where('id', 'in', ids)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toOrg);
+}
+
+/** Portfolios of one org, oldest first; `only` restricts them (guests). */
+export async function listPortfolios(
+  db: Kysely<DB>,
+  orgId: string,
+  only?: ReadonlySet<string>,
+): Promise<PortfolioModel[]> {
+  if (only && only.size === 0) return [];
+  let q = db
+    .selectFrom('portfolios')
+    .select(['org_id', 'id', 'name', 'created_at'])
+    .where('org_id', '=', orgId);
+  if (only) q = q.where('id', 'in', [...only]);
+  const rows = await q.orderBy('created_at').orderBy('id').execute();
+  return rows.map(toPortfolio);
+}
+
+/** Portfolios by (org, id) pairs, for DataLoader. */
+export async function portfoliosByKeys(db: Kysely<DB>, keys: readonly { orgId: string; id: string }[]) {
+  if (!keys.length) return [];
+  const rows = await db
+    .selectFrom('portfolios')
+    .select(['org_id', 'id', 'name', 'created_at'])
+    .where('org_id', 'in', [...new Set(keys.map((k) => k.orgId))])
+    .where(
+      'id',
+      'in',
+      keys.map((k) => k.id),
+    )
+    .execute();
+  return rows.map(toPortfolio);
+}
+
+/** Members with their role, plus guests of any portfolio of the org (role 'guest'). */
+export async function listOrgUsers(db: Kysely<DB>, orgId: string): Promise<UserModel[]> {
+  const { rows } = await sql<{ id: string; email: string; name: string; role: AccessRole }>`
+    select u.id, u.email, u.name, m.role from org_members m join users u on u.id = m.user_id
+    where m.org_id = ${orgId}
+    union
+    select distinct u.id, u.email, u.name, 'guest' from portfolio_guests g join users u on u.id = g.user_id
+    where g.org_id = ${orgId} and not exists (select 1 from org_members m2 where m2.org_id = ${orgId} and m2.user_id = g.user_id)
+    order by name, id`.execute(db);
+  return rows;
+}
+
+/** Users of an org by id, for people values: only members and guests of that org are found. */
+export async function orgUsersByIds(
+  db: Kysely<DB>,
+  orgId: string,
+  ids: readonly string[],
+): Promise<UserModel[]> {
+  if (!ids.length) return [];
+  const { rows } = await sql<UserModel>`
+    select u.id, u.email, u.name from users u
+    where u.id in (${sql.join(ids)})
+      and (exists (select 1 from org_members m where m.org_id = ${orgId} and m.user_id = u.id)
+        or exists (select 1 from portfolio_guests g where g.org_id = ${orgId} and g.user_id = u.id))`.execute(
+    db,
+  );
+  return rows;
+}
+
+// ---- Administration (CLI, seeds) ----
+
+export async function createOrg(db: Kysely<DB>, name: string): Promise<OrgModel> {
+  const row = await db
+    .insertInto('organizations')
+    .values({ id: newId('Organization'), name })
+    .returning(['id', 'name', 'created_at'])
+    .executeTakeFirstOrThrow();
+  return toOrg(row);
+}
+
+export async function createPortfolio(db: Kysely<DB>, orgId: string, name: string): Promise<PortfolioModel> {
+  const row = await db
+    .insertInto('portfolios')
+    .values({ org_id: orgId, id: newId('Portfolio'), name })
+    .returning(['org_id', 'id', 'name', 'created_at'])
+    .executeTakeFirstOrThrow();
+  return toPortfolio(row);
+}
+
+export async function createUser(db: Kysely<DB>, email: string, name: string): Promise<UserModel> {
+  return db
+    .insertInto('users')
+    .values({ id: newId('User'), email, name })
+    .returning(['id', 'email', 'name'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function findUser(db: Kysely<DB>, idOrEmail: string): Promise<UserModel | undefined> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'name'])
+    .where((eb) => eb.or([eb('id', '=', idOrEmail), eb('email', '=', idOrEmail)]))
+    .executeTakeFirst();
+}
+
+/** A portfolio by id alone, for the admin CLI (cross-tenant: it does not know the org yet). */
+export async function findPortfolio(
+  db: Kysely<DB>,
+  portfolioId: string,
+): Promise<PortfolioModel | undefined> {
+  const { rows } = await sql<{ org_id: string; id: string; name: string; created_at: Date }>`
+    ${sql.raw(CROSS_TENANT)} select org_id, id, name, created_at from portfolios where id = ${portfolioId}`.execute(
+    db,
+  );
+  return rows[0] && toPortfolio(rows[0]);
+}
+export async function addMember(db: Kysely<DB>, orgId: string, userId: string, role: OrgRole): Promise<void> {
+  await db
+    .insertInto('org_members')
+    .values({ org_id: orgId, user_id: userId, role })
+    .onConflict((oc) => oc.columns(['org_id', 'user_id']).doUpdateSet({ role }))
+    .execute();
+}
+
+export async function grantGuest(
+  db: Kysely<DB>,
+  orgId: string,
+  portfolioId: string,
+  userId: string,
+): Promise<void> {
+  await db
+    .insertInto('portfolio_guests')
+    .values({ org_id: orgId, portfolio_id: portfolioId, user_id: userId })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/** A portfolio by id alone, among the given organizations (for `node(id)`). */
+export async function findPortfolioAnywhere(db: Kysely<DB>, id: string, orgIds: readonly string[]) {
+  if (!orgIds.length) return null;
+  const row = await db
+    .selectFrom('portfolios')
+    .select(['org_id', 'id', 'name', 'created_at'])
+    .where('org_id', 'in', orgIds)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toPortfolio(row) : null;
+}

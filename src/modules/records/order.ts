@@ -1,0 +1,133 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { ErrorDetail } from '../../errors.js';
+import type { PropertySchemaModel } from '../schema/types.js';
+
+/**
+ * `orderBy` of record lists. Every property sort key is a NON-NULL jsonb expression:
+ *
+ *   coalesce(c.properties -> 'acreage' -> 'number', <sentinel>)
+ *
+ * where records without the value get a sentinel that sorts where `nulls` says, in jsonb's own
+ * order (null < strings < numbers < booleans < objects): `'null'` sorts before every stored value,
+ * `'true'` after every one. So there is never a SQL NULL in a sort key: keyset comparisons stay
+ * plain comparisons (a row comparison when every key runs the same way, an expanded OR when
+ * directions are mixed), the "is null" state travels in the cursor as the sentinel itself, and an
+ * expression index on exactly that expression (see sortIndexSql) serves the order and deep cursors.
+ * Comparing jsonb needs no cast, so a stray value can never make a page fail.
+ */
+
+export interface OrderInput {
+  property?: string | null;
+  field?: 'CREATED_AT' | 'UPDATED_AT' | null;
+  direction?: 'ASC' | 'DESC' | null;
+  nulls?: 'FIRST' | 'LAST' | null;
+}
+
+export interface SortKey {
+  /** SQL over the child alias `c`; never null. */
+  expr: RawBuilder<unknown>;
+  /** jsonb keys travel in cursors as their jsonb text; timestamps as epoch milliseconds. */
+  type: 'json' | 'ts';
+  dir: 'asc' | 'desc';
+}
+
+/** Most keys in one orderBy. */
+export const MAX_ORDER_KEYS = 5;
+
+const MEMBER = { text: 'text', url: 'text', email: 'text', number: 'number' } as const;
+const SORTABLE = ['text', 'url', 'email', 'number', 'date', 'select'];
+
+/** The jsonb value a property sorts by, before the nulls sentinel; null for unsortable types. */
+export function sortValue(
+  schema: PropertySchemaModel,
+  id: string,
+  param: (v: string) => RawBuilder<unknown> = (v) => sql`${v}::text`,
+  column: RawBuilder<unknown> = sql`c.properties`,
+): RawBuilder<unknown> | null {
+  const def = schema.byId.get(id);
+  if (!def) return null;
+  const p = sql`${column} -> ${param(id)}`;
+  if (def.type in MEMBER) return sql`${p} -> ${sql.lit(MEMBER[def.type as keyof typeof MEMBER])}`;
+  if (def.type === 'date') return sql`${p} -> 'date' -> 'start'`;
+  // A select sorts by the option's position in the schema, not by its id.
+  if (def.type === 'select')
+    return sql`to_jsonb(array_position(${def.options.map((o) => o.id)}::text[], ${p} -> 'select' ->> 0))`;
+  return null;
+}
+
+const sentinel = (dir: 'asc' | 'desc', nulls: 'FIRST' | 'LAST') =>
+  (dir === 'asc') === (nulls === 'LAST') ? sql`'true'::jsonb` : sql`'null'::jsonb`;
+
+export function compileOrder(
+  schema: PropertySchemaModel,
+  order: readonly OrderInput[],
+  details: ErrorDetail[],
+): SortKey[] {
+  if (order.length > MAX_ORDER_KEYS) {
+    details.push({ field: 'orderBy', reason: `at most ${MAX_ORDER_KEYS} sort keys` });
+    return [];
+  }
+  const keys: SortKey[] = [];
+  order.forEach((o, i) => {
+    const path = `orderBy[${i}]`;
+    const dir = o.direction === 'DESC' ? 'desc' : 'asc';
+    if ((o.property == null) === (o.field == null)) {
+      details.push({ field: 'orderBy', path, reason: 'give exactly one of property and field' });
+      return;
+    }
+    if (o.field) {
+      if (o.nulls) details.push({ field: 'orderBy', path, reason: `${o.field} is never null; drop nulls` });
+      keys.push({ expr: o.field === 'CREATED_AT' ? sql`c.created_at` : sql`c.updated_at`, type: 'ts', dir });
+      return;
+    }
+    const id = o.property as string;
+    const def = schema.byId.get(id);
+    if (!def) {
+      details.push({
+        field: id,
+        path,
+        reason: `unknown property "${id}"; the property schema lists the ids`,
+      });
+      return;
+    }
+    const value = sortValue(schema, id);
+    if (!value) {
+      details.push({
+        field: id,
+        path,
+        reason: `a ${def.type} property cannot be sorted by; sortable types: ${SORTABLE.join(', ')}`,
+      });
+      return;
+    }
+    keys.push({ expr: sql`coalesce(${value}, ${sentinel(dir, o.nulls ?? 'LAST')})`, type: 'json', dir });
+  });
+  return keys;
+}
+
+/**
+ * DDL for the two expression indexes that serve `orderBy: [{ property: id }]` on a portfolio list in
+ * every direction and nulls placement, deep cursors included: `_hi` holds the sentinel `'true'`
+ * (ASC NULLS LAST, and DESC NULLS FIRST scanned backwards), `_lo` the sentinel `'null'` (ASC NULLS
+ * FIRST, DESC NULLS LAST). Sort keys cannot be indexed generically per property id, so operators
+ * add these for the properties their front-ends sort large portfolios by (README, "Filters,
+ * sorting and search"). Select properties sort by option position, which no index can follow.
+ */
+export function sortIndexSql(
+  table: 'projects' | 'parcels' | 'contacts',
+  schema: PropertySchemaModel,
+  id: string,
+): RawBuilder<unknown>[] {
+  if (schema.byId.get(id)?.type === 'select') return [];
+  const value = sortValue(schema, id, (v) => sql`${sql.lit(v)}::text`, sql`properties`);
+  if (!value) return [];
+  const base = `${table}_sort_${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 40)}`;
+  return (
+    [
+      ['hi', sql`'true'::jsonb`],
+      ['lo', sql`'null'::jsonb`],
+    ] as const
+  ).map(
+    ([tag, sentinel]) => sql`create index if not exists ${sql.id(`${base}_${tag}_idx`)} on ${sql.table(table)}
+    (org_id, portfolio_id, (coalesce(${value}, ${sentinel})), created_at, id)`,
+  );
+}

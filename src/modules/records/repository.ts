@@ -1,0 +1,359 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { DB, RecordKind } from '../../db/types.js';
+import { notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { PLAIN_QUERY, type RecordQuery } from './filter.js';
+import { LISTS, type ListName } from './lists.js';
+import { RECORD_TABLE, type RecordModel, type StoredValue } from './types.js';
+
+const ID_TYPE = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;
+
+interface RecordRow {
+  org_id: string;
+  portfolio_id: string;
+  id: string;
+  properties: Record<string, StoredValue>;
+  created_at: Date;
+  updated_at: Date;
+  location?: unknown;
+}
+
+export function toRecord(kind: RecordKind, r: RecordRow): RecordModel {
+  return {
+    kind,
+    orgId: r.org_id,
+    portfolioId: r.portfolio_id,
+    id: r.id,
+    properties: r.properties,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...(kind === 'project' ? { location: (r.location ?? null) as RecordModel['location'] } : {}),
+  };
+}
+
+/** The columns a record read returns; parcel geometry is loaded apart, only when asked for. */
+function recordColumns(kind: RecordKind, alias: string): RawBuilder<unknown> {
+  const a = sql.ref(alias);
+  const cols = sql`${a}.org_id, ${a}.portfolio_id, ${a}.id, ${a}.properties, ${a}.created_at, ${a}.updated_at`;
+  return kind === 'project' ? sql`${cols}, ${a}.location` : cols;
+}
+
+/** Records by id, limited to the given organizations (the caller's). Access to portfolios is checked by the caller. */
+export async function recordsByIds(
+  db: Kysely<DB>,
+  kind: RecordKind,
+  ids: readonly string[],
+  orgIds: readonly string[],
+): Promise<RecordModel[]> {
+  if (!ids.length || !orgIds.length) return [];
+  const { rows } = await sql<RecordRow>`
+    select ${recordColumns(kind, 'r')} from ${sql.table(RECORD_TABLE[kind])} r
+    where r.org_id in (${sql.join(orgIds)}) and r.id in (${sql.join(ids)})`.execute(db);
+  return rows.map((r) => toRecord(kind, r));
+}
+
+export interface PageRequest {
+  list: ListName;
+  orgId: string;
+  parentId: string;
+  /** Rows wanted, plus one to learn whether more exist. */
+  limit: number;
+  direction: 'forward' | 'backward';
+  /** Filter, order and search; absent for the plain list. Requests batch by its `sig`. */
+  query?: RecordQuery;
+  /**
+   * Exclusive keyset bound: the sort key values (jsonb text, or timestamp ms), then the tiebreak
+   * [sort timestamp ms, id].
+   */
+  bound?: (string | number)[];
+}
+
+export interface PageRow {
+  record: RecordModel;
+  sortAt: Date;
+  linkedAt: Date | null;
+  /** The row's sort key values, as cursors carry them. */
+  keys: (string | number)[];
+}
+
+/**
+ * The rows of one parent's list, over the child alias `c` (and the link alias `l`): the FROM/WHERE
+ * every page, count and facet shares. `p` is the parent row of the VALUES list (org_id, parent_id).
+ */
+function listScope(
+  list: ListName,
+  query: RecordQuery,
+): { from: RawBuilder<unknown>; sortAt: RawBuilder<unknown>; childId: RawBuilder<unknown> } {
+  const def = LISTS[list];
+  const child = sql.table(RECORD_TABLE[def.childKind]);
+  const where = query.where ? sql` and ${query.where}` : sql``;
+  if (!def.linkTable) {
+    return {
+      from: sql`${child} c where c.org_id = p.org_id and c.${sql.ref(def.parentCol)} = p.parent_id${where}`,
+      sortAt: sql`c.created_at`,
+      childId: sql`c.id`,
+    };
+  }
+  const childCol = sql.ref(`l.${def.childCol}`);
+  return {
+    from: sql`${sql.table(def.linkTable)} l join ${child} c on c.org_id = l.org_id and c.id = ${childCol}
+      where l.org_id = p.org_id and ${sql.ref(`l.${def.parentCol}`)} = p.parent_id${where}`,
+    sortAt: sql`l.linked_at`,
+    childId: childCol,
+  };
+}
+
+/**
+ * Pages for many parents of the same list, direction and query in ONE statement: a VALUES list of
+ * parents (with each one's cursor), each joined LATERALly to its own ordered, limited page. Each
+ * parent gets exactly its page.
+ *
+ * The order is the query's sort keys, then the list's stable order (created_at or linked_at, then
+ * the child id), which runs the same way as the last key. Sort keys are never null (order.ts), so
+ * the keyset condition is a row comparison when every key runs the same way, an index condition,
+ * and the expanded OR form when directions are mixed. A page without a cursor gets a bound every
+ * row passes (±infinity, or jsonb values beyond any stored one), so the condition keeps its shape.
+ */
+export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Promise<PageRow[][]> {
+  if (!reqs.length) return [];
+  const { list, direction } = reqs[0];
+  const query = reqs[0].query ?? PLAIN_QUERY;
+  const kind = LISTS[list].childKind;
+  const scope = listScope(list, query);
+  const back = direction === 'backward';
+  const lastDir = query.keys.at(-1)?.dir ?? 'asc';
+  // Each atom of the order with the direction the scan runs it in.
+  const atoms = [
+    ...query.keys.map((k) => ({ expr: k.expr, type: k.type, asc: (k.dir === 'asc') !== back })),
+    { expr: scope.sortAt, type: 'ts' as const, asc: (lastDir === 'asc') !== back },
+    { expr: scope.childId, type: 'id' as const, asc: (lastDir === 'asc') !== back },
+  ];
+  const cols = atoms.map((_, i) => sql.raw(`b${i}`));
+  const boundValue = (a: (typeof atoms)[number], v: string | number | undefined) => {
+    if (a.type === 'id') return sql`${v ?? ''}::text`;
+    if (a.type === 'ts')
+      return sql`${v === undefined ? (a.asc ? '-infinity' : 'infinity') : new Date(v as number).toISOString()}::timestamptz`;
+    return sql`${v === undefined ? (a.asc ? 'null' : '{}') : (v as string)}::jsonb`;
+  };
+  const parents = sql.join(
+    reqs.map(
+      (r, i) =>
+        sql`(${i}::int, ${r.orgId}::text, ${r.parentId}::text, ${sql.join(atoms.map((a, j) => boundValue(a, r.bound?.[j])))}, ${r.limit}::int)`,
+    ),
+  );
+  const uniform = atoms.every((a) => a.asc === atoms[0].asc);
+  const cmp = (a: { asc: boolean }) => (a.asc ? sql`>` : sql`<`);
+  const keyset = uniform
+    ? sql`(${sql.join(atoms.map((a) => a.expr))}) ${cmp(atoms[0])} (${sql.join(cols.map((c) => sql`p.${c}`))})`
+    : sql`(${sql.join(
+        atoms.map(
+          (a, i) =>
+            sql`(${sql.join(
+              [
+                ...atoms.slice(0, i).map((e, j) => sql`${e.expr} = p.${cols[j]}`),
+                sql`${a.expr} ${cmp(a)} p.${cols[i]}`,
+              ],
+              sql` and `,
+            )})`,
+        ),
+        sql` or `,
+      )})`;
+  const orderBy = sql.join(atoms.map((a) => sql`${a.expr} ${a.asc ? sql`asc` : sql`desc`}`));
+  const keyCols = query.keys.map((k, i) =>
+    k.type === 'json'
+      ? sql`, (${k.expr})::text as ${sql.raw(`k${i}`)}`
+      : sql`, ${k.expr} as ${sql.raw(`k${i}`)}`,
+  );
+  const linked = LISTS[list].linkTable ? sql`l.linked_at` : sql`null::timestamptz`;
+  const { rows } = await sql<
+    RecordRow & { ord: number; sort_at: Date; linked_at: Date | null } & Record<string, unknown>
+  >`
+    select p.ord, x.* from (values ${parents}) as p(ord, org_id, parent_id, ${sql.join(cols)}, lim)
+    cross join lateral (
+      select ${recordColumns(kind, 'c')}, ${scope.sortAt} as sort_at, ${linked} as linked_at${sql.join(keyCols, sql``)}
+      from ${scope.from} and ${keyset}
+      order by ${orderBy} limit p.lim) x`.execute(db);
+  const out: PageRow[][] = reqs.map(() => []);
+  for (const r of rows)
+    out[r.ord].push({
+      record: toRecord(kind, r),
+      sortAt: r.sort_at,
+      linkedAt: r.linked_at,
+      keys: query.keys.map((k, i) =>
+        k.type === 'json' ? (r[`k${i}`] as string) : (r[`k${i}`] as Date).getTime(),
+      ),
+    });
+  return out;
+}
+
+/** How many records each parent's list holds, in one statement. */
+export async function countsFor(
+  db: Kysely<DB>,
+  list: ListName,
+  keys: readonly { orgId: string; parentId: string }[],
+  query: RecordQuery = PLAIN_QUERY,
+) {
+  if (!keys.length) return [];
+  if (query.where) return filteredCounts(db, list, keys, query);
+  const def = LISTS[list];
+  const table = sql.table(def.linkTable ?? RECORD_TABLE[def.childKind]);
+  const parentCol = sql.ref(def.parentCol);
+  const { rows } = await sql<{ org_id: string; parent_id: string; n: number }>`
+    select org_id, ${parentCol} as parent_id, count(*)::int as n from ${table}
+    where org_id in (${sql.join([...new Set(keys.map((k) => k.orgId))])})
+      and ${parentCol} in (${sql.join(keys.map((k) => k.parentId))})
+    group by org_id, ${parentCol}`.execute(db);
+  const byKey = new Map(rows.map((r) => [`${r.org_id}\0${r.parent_id}`, r.n]));
+  return keys.map((k) => byKey.get(`${k.orgId}\0${k.parentId}`) ?? 0);
+}
+
+const parentValues = (keys: readonly { orgId: string; parentId: string }[]) =>
+  sql.join(keys.map((k, i) => sql`(${i}::int, ${k.orgId}::text, ${k.parentId}::text)`));
+
+async function filteredCounts(
+  db: Kysely<DB>,
+  list: ListName,
+  keys: readonly { orgId: string; parentId: string }[],
+  query: RecordQuery,
+) {
+  const { rows } = await sql<{ ord: number; n: number }>`
+    select p.ord, x.n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
+    cross join lateral (select count(*)::int as n from ${listScope(list, query).from}) x`.execute(db);
+  const out = keys.map(() => 0);
+  for (const r of rows) out[r.ord] = r.n;
+  return out;
+}
+
+/**
+ * Facet counts of one select, multi_select or people property per parent, under the query's
+ * filter: [value (option or user id, null for none), count] per parent, in one statement.
+ */
+export async function facetsFor(
+  db: Kysely<DB>,
+  list: ListName,
+  keys: readonly { orgId: string; parentId: string }[],
+  query: RecordQuery,
+  propertyId: string,
+  member: 'select' | 'people',
+): Promise<{ value: string | null; count: number }[][]> {
+  if (!keys.length) return [];
+  const { rows } = await sql<{ ord: number; value: string | null; n: number }>`
+    select p.ord, v.value, count(distinct x.id)::int as n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
+    cross join lateral (select c.id, c.properties from ${listScope(list, query).from}) x
+    left join lateral (
+      select distinct e as value from jsonb_array_elements_text(
+        case when jsonb_typeof(x.properties -> ${propertyId}::text -> ${member}::text) = 'array'
+          then x.properties -> ${propertyId}::text -> ${member}::text end) e
+    ) v on true
+    group by p.ord, v.value`.execute(db);
+  const out: { value: string | null; count: number }[][] = keys.map(() => []);
+  for (const r of rows) out[r.ord].push({ value: r.value, count: r.n });
+  return out;
+}
+
+/** Parcel geometries by id, for the GraphQL `geometry` field. */
+export async function parcelGeometries(db: Kysely<DB>, orgIds: readonly string[], ids: readonly string[]) {
+  if (!ids.length || !orgIds.length) return new Map<string, unknown>();
+  const rows = await db
+    .selectFrom('parcels')
+    .select(['id', 'geometry'])
+    .where('org_id', 'in', orgIds)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.geometry]));
+}
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+export async function insertRecord(
+  db: Kysely<DB>,
+  kind: RecordKind,
+  orgId: string,
+  portfolioId: string,
+  properties: Record<string, StoredValue>,
+  extra: { geometry?: unknown } = {},
+): Promise<RecordModel> {
+  try {
+    const { rows } = await sql<RecordRow>`
+      insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties${kind === 'parcel' ? sql`, geometry` : sql``})
+      values (${orgId}, ${portfolioId}, ${newId(ID_TYPE[kind])}, ${JSON.stringify(properties)}::jsonb${
+        kind === 'parcel'
+          ? sql`, ${extra.geometry === undefined ? null : JSON.stringify(extra.geometry)}::jsonb`
+          : sql``
+      })
+      returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
+    return toRecord(kind, rows[0]);
+  } catch (err) {
+    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw notFound('Portfolio');
+    throw err;
+  }
+}
+
+/**
+ * A partial update in one statement: a jsonb merge of the set values and removal of the cleared
+ * keys, so concurrent updates of different properties all survive. `updated_at` strictly increases.
+ */
+export async function updateRecord(
+  db: Kysely<DB>,
+  kind: RecordKind,
+  key: { orgId: string; portfolioId: string; id: string },
+  set: Record<string, StoredValue>,
+  clear: string[],
+): Promise<RecordModel | undefined> {
+  const t = sql.table(RECORD_TABLE[kind]);
+  const { rows } = await sql<RecordRow>`
+    update ${t} set
+      properties = (properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
+      updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at + interval '1 millisecond')
+    where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}
+    returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
+  return rows[0] && toRecord(kind, rows[0]);
+}
+
+/** Deletes a record; its link rows go with it (ON DELETE CASCADE), linked records stay. */
+export async function deleteRecord(
+  db: Kysely<DB>,
+  kind: RecordKind,
+  key: { orgId: string; portfolioId: string; id: string },
+): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    delete from ${sql.table(RECORD_TABLE[kind])}
+    where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id} returning id`.execute(
+    db,
+  );
+  return rows.length > 0;
+}
+
+export interface BulkRecord {
+  id?: string;
+  properties: Record<string, StoredValue>;
+  geometry?: unknown;
+}
+
+/** Inserts many records of one portfolio with multi-row INSERTs (seeds, imports). Returns ids in input order. */
+export async function bulkInsertRecords(
+  db: Kysely<DB>,
+  kind: RecordKind,
+  orgId: string,
+  portfolioId: string,
+  records: BulkRecord[],
+  chunk = 1000,
+): Promise<string[]> {
+  const ids = records.map((r) => r.id ?? newId(ID_TYPE[kind]));
+  for (let i = 0; i < records.length; i += chunk) {
+    const rows = records.slice(i, i + chunk).map((r, j) => ({
+      org_id: orgId,
+      portfolio_id: portfolioId,
+      id: ids[i + j],
+      properties: JSON.stringify(r.properties),
+      ...(kind === 'parcel'
+        ? { geometry: r.geometry === undefined ? null : JSON.stringify(r.geometry) }
+        : {}),
+    }));
+    await db
+      .insertInto(RECORD_TABLE[kind])
+      .values(rows as never)
+      .execute();
+  }
+  return ids;
+}

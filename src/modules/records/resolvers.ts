@@ -1,0 +1,132 @@
+import type { Context } from '../../context.js';
+import type { RecordKind } from '../../db/types.js';
+import type { Resolvers } from '../../generated/graphql.js';
+import type { ListName } from './lists.js';
+import * as service from './service.js';
+import { type ConnectionModel, RECORD_TYPENAME, type RecordModel, type ValueModel } from './types.js';
+
+/** Fields every record type shares. */
+const recordFields = {
+  portfolio: async (r: RecordModel, _a: unknown, ctx: Context) =>
+    (await ctx.loaders.portfolio.load({ orgId: r.orgId, id: r.portfolioId }))!,
+  properties: (r: RecordModel, _a: unknown, ctx: Context) => service.restProperties(ctx, r),
+  values: (r: RecordModel, _a: unknown, ctx: Context) => service.recordValues(ctx, r),
+  value: (r: RecordModel, a: { propertyId: string }, ctx: Context) =>
+    service.recordValue(ctx, r, a.propertyId),
+};
+
+const VALUE_TYPENAME: Record<
+  string,
+  'TextValue' | 'NumberValue' | 'DateValue' | 'SelectValue' | 'PeopleValue'
+> = {
+  text: 'TextValue',
+  url: 'TextValue',
+  email: 'TextValue',
+  number: 'NumberValue',
+  date: 'DateValue',
+  select: 'SelectValue',
+  multi_select: 'SelectValue',
+  people: 'PeopleValue',
+};
+
+const valueFields = { property: (v: ValueModel) => v.def };
+const field = <K extends string>(v: ValueModel, k: K) => (v.value as Record<K, unknown>)[k];
+
+const page = (list: ListName) => (p: { orgId: string; id: string }, args: object, ctx: Context) =>
+  service.listPage(ctx, list, p.orgId, p.id, args);
+
+const connection = {
+  nodes: (c: { edges: { node: RecordModel }[] }) => c.edges.map((e) => e.node),
+  totalCount: (c: { totalCount: () => Promise<number> }) => c.totalCount(),
+  facets: (c: ConnectionModel, a: { propertyId: string }) => c.facets?.(a.propertyId) ?? [],
+};
+
+const byId =
+  (kind: RecordKind) =>
+  async (_p: unknown, { id }: { id: string }, ctx: Context) =>
+    (await service.findRecord(ctx, kind, id)) ?? null;
+
+const inPortfolio =
+  (kind: RecordKind) =>
+  async (p: { orgId: string; id: string }, { id }: { id: string }, ctx: Context) => {
+    const r = await service.findRecord(ctx, kind, id);
+    return r && r.orgId === p.orgId && r.portfolioId === p.id ? r : null;
+  };
+
+export const recordResolvers: Resolvers = {
+  Query: {
+    project: byId('project'),
+    parcel: byId('parcel'),
+    contact: byId('contact'),
+  },
+  Portfolio: {
+    projects: page('portfolio-projects'),
+    parcels: page('portfolio-parcels'),
+    contacts: page('portfolio-contacts'),
+    project: inPortfolio('project'),
+    parcel: inPortfolio('parcel'),
+    contact: inPortfolio('contact'),
+  },
+  PropertyRecord: {
+    __resolveType: (r) => RECORD_TYPENAME[r.kind],
+  },
+  Project: {
+    ...recordFields,
+    location: (r) =>
+      r.location
+        ? { longitude: r.location.coordinates[0], latitude: r.location.coordinates[1], geojson: r.location }
+        : null,
+  },
+  Parcel: {
+    ...recordFields,
+    geometry: (r, _a, ctx) => ctx.loaders.geometry.load(r.id),
+  },
+  Contact: recordFields,
+  ProjectConnection: connection,
+  ParcelConnection: connection,
+  ContactConnection: connection,
+  PropertyValue: {
+    __resolveType: (v) => VALUE_TYPENAME[v.def.type],
+  },
+  TextValue: { ...valueFields, text: (v) => field(v, 'text') as string },
+  NumberValue: { ...valueFields, number: (v) => field(v, 'number') as number },
+  DateValue: { ...valueFields, start: (v) => (field(v, 'date') as { start: string }).start },
+  SelectValue: {
+    ...valueFields,
+    options: (v) =>
+      (field(v, 'select') as string[]).map(
+        (id) => v.def.options.find((o) => o.id === id) ?? { id, name: id, color: '#9ca3af' },
+      ),
+  },
+  PeopleValue: {
+    ...valueFields,
+    users: (v, _a, ctx) => {
+      const present = <T>(xs: (T | undefined)[]) => xs.filter((u): u is T => u !== undefined);
+      const users = service.peopleOf(ctx, v.orgId, field(v, 'people') as string[]);
+      return users instanceof Promise ? users.then(present) : present(users);
+    },
+  },
+  Mutation: {
+    createProject: async (_p, { input }, ctx) => ({
+      project: await service.createRecord(ctx, 'project', input),
+    }),
+    updateProject: async (_p, { input }, ctx) => ({
+      project: await service.updateRecord(ctx, 'project', input),
+    }),
+    deleteProject: async (_p, { input }, ctx) => ({
+      deletedId: await service.deleteRecord(ctx, 'project', input),
+    }),
+    createContact: async (_p, { input }, ctx) => ({
+      contact: await service.createRecord(ctx, 'contact', input),
+    }),
+    updateContact: async (_p, { input }, ctx) => ({
+      contact: await service.updateRecord(ctx, 'contact', input),
+    }),
+    deleteContact: async (_p, { input }, ctx) => ({
+      deletedId: await service.deleteRecord(ctx, 'contact', input),
+    }),
+    updateParcel: async (_p, { input }, ctx) => ({
+      parcel: await service.updateRecord(ctx, 'parcel', input),
+    }),
+  },
+};

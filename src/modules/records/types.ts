@@ -1,0 +1,68 @@
+import type { RecordKind } from '../../db/types.js';
+import type { PropertyDefModel } from '../schema/types.js';
+
+/** A stored property value object, without labels: `{ text }`, `{ number }`, `{ date: { start } }`, … */
+export type StoredValue =
+  | { text: string }
+  | { number: number }
+  | { date: { start: string } }
+  | { select: string[] }
+  | { people: string[] };
+
+export interface GeoPointModel {
+  type: 'Point';
+  coordinates: [number, number];
+}
+
+/** A project, parcel or contact as the domain sees it. */
+export interface RecordModel {
+  kind: RecordKind;
+  orgId: string;
+  portfolioId: string;
+  id: string;
+  properties: Record<string, StoredValue>;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Projects: the computed location. */
+  location?: GeoPointModel | null;
+  /** Parcels: the cadastral geometry. */
+  geometry?: unknown;
+}
+
+export interface ValueModel {
+  orgId: string;
+  propertyId: string;
+  def: PropertyDefModel;
+  value: StoredValue;
+}
+
+export interface EdgeModel {
+  node: RecordModel;
+  cursor: string;
+  linkedAt: Date | null;
+}
+
+export interface PageInfoModel {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+export interface ConnectionModel {
+  edges: EdgeModel[];
+  pageInfo: PageInfoModel;
+  /** Computed only when a client asks for it. */
+  totalCount: () => Promise<number>;
+  /** Facet counts of one property under the list's filter; absent on lists that have none. */
+  facets?: (propertyId: string) => Promise<FacetModel[]>;
+}
+
+export interface FacetModel {
+  value: string | null;
+  label: string | null;
+  count: number;
+}
+
+export const RECORD_TABLE = { project: 'projects', parcel: 'parcels', contact: 'contacts' } as const;
+export const RECORD_TYPENAME = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;

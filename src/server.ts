@@ -1,0 +1,85 @@
+import { pino } from 'pino';
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+import { createDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { limitsFromEnv } from './graphql/limits.js';
+import { createRateLimitStore } from './http/rate-limit-store.js';
+import { loggerOptions } from './logger.js';
+import { seedDemo } from './seed/demo.js';
+
+/** Starts the gateway: database, migrations, demo data on an empty database, then listen. */
+async function main() {
+  const cfg = loadConfig();
+  const database = await createDatabase({
+    url: cfg.databaseUrl,
+    dataDir: cfg.dataDir,
+    statementTimeoutMs: cfg.statementTimeoutMs,
+  });
+  await migrateToLatest(database.db);
+  if (cfg.databaseReadUrl && !cfg.databaseUrl)
+    throw new Error('DATABASE_READ_URL needs DATABASE_URL (the primary) too');
+  const readDatabase = cfg.databaseReadUrl
+    ? await createDatabase({ url: cfg.databaseReadUrl, statementTimeoutMs: cfg.statementTimeoutMs })
+    : undefined;
+
+  let demo: Awaited<ReturnType<typeof seedDemo>> | undefined;
+  if (cfg.seedDemoOnEmpty) {
+    const anyUser = await database.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+    if (!anyUser) demo = await seedDemo(database.db);
+  }
+
+  const log = pino(loggerOptions(cfg.logLevel));
+  const store = cfg.rateLimit.perSecond > 0 ? createRateLimitStore(cfg.redisUrl, log) : undefined;
+  const app = await buildApp({
+    database,
+    readDatabase,
+    logger: log,
+    bodyLimit: cfg.bodyLimit,
+    requestTimeoutMs: cfg.requestTimeoutMs,
+    exposeStatementCount: cfg.exposeStatementCount,
+    graphqlLimits: limitsFromEnv(),
+    rateLimit: store && { store, config: cfg.rateLimit },
+  });
+  // The address actually bound (PORT=0 picks a free port).
+  const base = await app.listen({ port: cfg.port, host: cfg.host });
+  const lines = [
+    '',
+    `Solar Data Gateway on ${database.describe}${readDatabase ? ` (reads: ${readDatabase.describe})` : ''}`,
+    `  GraphQL   ${base}/graphql`,
+    `  GraphiQL  ${base}/graphiql`,
+    `  REST v1   ${base}/organizations/v1  (and the other v1 paths)`,
+    `  OpenAPI   ${base}/openapi.json   docs: ${base}/docs`,
+    `  Health    ${base}/healthz  ${base}/readyz`,
+  ];
+  if (demo) {
+    lines.push('', 'Demo data created. API keys (shown only this once; `sdg key create` makes more):');
+    for (const [h, u] of Object.entries(demo.users)) lines.push(`  ${h.padEnd(6)} ${u.apiKey}`);
+    lines.push('', `Try: curl -H 'X-API-Key: ${demo.users.alice.apiKey}' ${base}/organizations/v1`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    try {
+      await app.close();
+      await store?.close?.();
+      await readDatabase?.close();
+      await database.close();
+    } finally {
+      clearTimeout(force);
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
