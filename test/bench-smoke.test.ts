@@ -1,0 +1,75 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { writeResults } from '../bench/report.js';
+import { type BenchOptions, defaultCommands, runBench } from '../bench/runner.js';
+import { dropStore } from '../bench/store.js';
+
+/**
+ * `npm run bench` in miniature, so the benchmark cannot rot: seeds scale 0.01 on the backend this
+ * test run uses, starts the gateway and the raw baseline from sources as their own processes, and
+ * drives every scenario briefly. It checks that everything answers, not how fast.
+ */
+test('the benchmark seeds, serves every scenario without errors and reports', {
+  timeout: 240_000,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sdg-bench-smoke-'));
+  const url = process.env.DATABASE_URL;
+  const cmds = defaultCommands();
+  const o: BenchOptions = {
+    scale: 0.01,
+    backend: url ? 'postgres' : 'pglite',
+    serverUrl: url ?? '',
+    dbName: `sdg_bench_smoke_${process.pid}`,
+    pgliteDir: join(dir, 'pglite'),
+    reseed: true,
+    connections: [2],
+    duration: 0.5,
+    warmup: 0,
+    heavyRequestsPerConnection: 1,
+    only: [],
+    baseline: true,
+    filters: true,
+    gateway: cmds.gatewayTs,
+    baselineServer: cmds.baselineTs,
+    cpuProf: false,
+    rawDir: join(dir, 'raw'),
+    quiet: true,
+  };
+  try {
+    const r = await runBench(o);
+    expect(r.dataset.counts.projects).toBe(1000);
+    expect(r.dataset.counts.parcels).toBe(3000);
+    const ids = r.scenarios.map((s) => s.id);
+    expect(ids).toEqual(['1', '2', '3', '4', '5a', '5b', '6', '7', '7@10', '8', 'f1', 'f2', 'f3', 'f4']);
+    for (const s of r.scenarios) {
+      expect(s.probe.gateway.status, s.id).toBe(200);
+      expect(s.probe.gateway.sql, s.id).toBeGreaterThan(0);
+      if (s.id === '7@10') continue;
+      expect(s.runs.length, s.id).toBe(1);
+      const run = s.runs[0];
+      expect(run.gateway.requests, s.id).toBeGreaterThan(0);
+      expect(run.gateway.errors, s.id).toBe(0);
+      expect(run.gateway.sql, s.id).not.toBeNull();
+      expect(run.gateway.peakRssMb, s.id).toBeGreaterThan(0);
+      if (['1', '2', '3', '7'].includes(s.id)) {
+        // The raw baseline must answer exactly what the gateway answers, or the ratio means nothing.
+        expect(s.probe.bodiesEqual, s.id).toBe(true);
+        // …and do no more database work, or it is no floor: when the gateway's SQL changes, change bench/baseline.ts.
+        expect(s.probe.baseline?.sql, s.id).toBeLessThanOrEqual(s.probe.gateway.sql!);
+        expect(run.baseline?.errors, s.id).toBe(0);
+        expect(run.ratio, s.id).toBeGreaterThan(0);
+      }
+    }
+    expect(r.targets.length).toBeGreaterThan(5);
+    const files = writeResults(r, join(dir, 'results'));
+    const md = readFileSync(files[0], 'utf8');
+    expect(md).toContain('Headline');
+    expect(md).toContain('| 7. GraphQL nested');
+    expect(JSON.parse(readFileSync(files[1], 'utf8')).dataset.scale).toBe(0.01);
+  } finally {
+    if (url) await dropStore({ backend: 'postgres', serverUrl: url, dbName: o.dbName });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,106 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Database } from '../src/db/database.js';
+import { CROSS_TENANT, TENANT_TABLES, tenantViolation } from '../src/db/tenant-guard.js';
+import { openTestDatabase } from './helpers/database.js';
+
+/**
+ * Ready for Citus, checked statically on the real catalog after the real migrations: tenant tables
+ * are distributed by org_id, so org_id must lead every primary key and be part of every unique
+ * constraint and of every foreign key between distributed tables.
+ */
+const REFERENCE_TABLES = ['users', 'api_keys', 'instance_settings'];
+/** The tenant root: distributed by its own id, which is every other table's org_id. */
+const ROOT = 'organizations';
+
+let database: Database;
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+interface Constraint {
+  table: string;
+  name: string;
+  type: 'p' | 'u' | 'f';
+  columns: string[];
+  ref_table: string | null;
+  ref_columns: string[] | null;
+}
+
+async function constraints(): Promise<Constraint[]> {
+  const { rows } = await sql<Constraint>`
+    select c.conrelid::regclass::text as table, c.conname as name, c.contype as type,
+      (select array_agg(a.attname::text order by k.ord) from unnest(c.conkey) with ordinality k(n, ord)
+         join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.n) as columns,
+      c.confrelid::regclass::text as ref_table,
+      (select array_agg(a.attname::text order by k.ord) from unnest(c.confkey) with ordinality k(n, ord)
+         join pg_attribute a on a.attrelid = c.confrelid and a.attnum = k.n) as ref_columns
+    from pg_constraint c join pg_namespace n on n.oid = c.connamespace
+    where n.nspname = 'public' and c.contype in ('p', 'u', 'f')`.execute(database.db);
+  return rows.map((r) => ({ ...r, ref_table: r.type === 'f' ? r.ref_table : null }));
+}
+
+async function tables(): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables
+    where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%'`.execute(
+    database.db,
+  );
+  return rows.map((r) => r.name).sort();
+}
+
+describe('the schema is ready to distribute by org_id', () => {
+  test('every table is either a tenant table (with org_id), the tenant root, or a listed reference table', async () => {
+    const all = await tables();
+    expect(all).toEqual([...TENANT_TABLES, ROOT, ...REFERENCE_TABLES].sort());
+    const { rows } = await sql<{ table_name: string }>`
+      select table_name from information_schema.columns where table_schema = 'public' and column_name = 'org_id'`.execute(
+      database.db,
+    );
+    expect(rows.map((r) => r.table_name).sort()).toEqual([...TENANT_TABLES].sort());
+  });
+
+  test('org_id leads every primary key of a tenant table and is in every unique constraint', async () => {
+    const cs = await constraints();
+    for (const t of TENANT_TABLES) {
+      const pk = cs.find((c) => c.table === t && c.type === 'p');
+      expect(pk?.columns[0], `${t} primary key`).toBe('org_id');
+      for (const u of cs.filter((c) => c.table === t && c.type === 'u'))
+        expect(u.columns, `${t} ${u.name}`).toContain('org_id');
+    }
+  });
+
+  test('foreign keys between distributed tables join on org_id; others point at reference tables', async () => {
+    const cs = await constraints();
+    const distributed = new Set<string>([...TENANT_TABLES, ROOT]);
+    const fks = cs.filter((c) => c.type === 'f');
+    expect(fks.length).toBeGreaterThan(10);
+    for (const fk of fks) {
+      const label = `${fk.table}.${fk.name} → ${fk.ref_table}`;
+      if (REFERENCE_TABLES.includes(fk.ref_table!)) continue;
+      expect(distributed.has(fk.table), label).toBe(true);
+      expect(distributed.has(fk.ref_table!), label).toBe(true);
+      const i = fk.columns.indexOf('org_id');
+      expect(i, label).toBeGreaterThanOrEqual(0);
+      // org_id on this side maps to org_id (or the root's id) on the other.
+      expect(fk.ref_columns![i], label).toBe(fk.ref_table === ROOT ? 'id' : 'org_id');
+    }
+  });
+});
+
+describe('the tenant guard', () => {
+  test('accepts statements that filter on org_id and refuses those that do not', () => {
+    expect(tenantViolation('select * from "projects" where "org_id" = $1 and "id" = $2')).toBeUndefined();
+    expect(tenantViolation('insert into "parcels" ("org_id", "id") values ($1, $2)')).toBeUndefined();
+    expect(tenantViolation('select 1 from users where id = $1')).toBeUndefined();
+    expect(tenantViolation('select * from "projects" where "id" = $1')).toMatch(
+      /projects does not filter on org_id/,
+    );
+    expect(tenantViolation('delete from project_contacts where project_id = $1')).toMatch(/project_contacts/);
+    expect(tenantViolation('insert into contacts (id) values ($1)')).toMatch(/without org_id/);
+    expect(tenantViolation(`${CROSS_TENANT} select * from org_members where user_id = $1`)).toBeUndefined();
+  });
+});

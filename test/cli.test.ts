@@ -1,0 +1,584 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { runCli } from '../src/cli/main.js';
+import type { Database } from '../src/db/database.js';
+import { openTestDatabase } from './helpers/database.js';
+import { client } from './helpers/http.js';
+
+let database: Database;
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+/** Runs sdg in-process against the test database; returns exit code and output. */
+async function sdg(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { out: (s) => out.push(s), err: (s) => err.push(s) }, database);
+  const stdout = out.join('\n');
+  return {
+    code,
+    stdout,
+    stderr: err.join('\n'),
+    json: argv.includes('--json') && stdout ? JSON.parse(out.at(-1)!) : undefined,
+  };
+}
+
+describe('sdg', () => {
+  test('--help lists every command', async () => {
+    const r = await sdg('--help');
+    expect(r.code).toBe(0);
+    for (const c of [
+      'migrate',
+      'seed --demo',
+      'org create',
+      'portfolio create',
+      'user create',
+      'member add',
+      'guest grant',
+      'key create',
+      'key revoke',
+      'schema property add',
+      'parcels import',
+    ]) {
+      expect(r.stdout).toContain(c);
+    }
+  });
+
+  test('migrate --json reports an up-to-date database', async () => {
+    const r = await sdg('migrate', '--json');
+    expect(r.code).toBe(0);
+    expect(r.json.applied).toEqual([]);
+  });
+
+  test('seed --demo --json prints exactly the documented shape, and refuses to run twice', async () => {
+    const r = await sdg('seed', '--demo', '--json');
+    expect(r.code).toBe(0);
+    expect(Object.keys(r.json).sort()).toEqual(['orgs', 'users']);
+    expect(Object.keys(r.json.users).sort()).toEqual(['alice', 'bob', 'gina', 'nora', 'vera']);
+    for (const u of Object.values<{ uid: string; apiKey: string }>(r.json.users)) {
+      expect(Object.keys(u).sort()).toEqual(['apiKey', 'uid']);
+      expect(u.apiKey).toMatch(/^sdg_/);
+    }
+    expect(Object.keys(r.json.orgs.A.portfolios).sort()).toEqual(['A1', 'A2']);
+    expect(Object.keys(r.json.orgs.B.portfolios)).toEqual(['B1']);
+    const again = await sdg('seed', '--demo', '--json');
+    expect(again.code).toBe(2);
+    expect(again.json.error.message).toMatch(/already/);
+  });
+
+  test('org, portfolio, user, member, key: a new tenant works end to end over REST', async () => {
+    const org = (await sdg('org', 'create', '--name', 'Mesa Power', '--json')).json;
+    const pf = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'Arizona', '--json')).json;
+    const user = (await sdg('user', 'create', '--email', 'max@mesa.example', '--name', 'Max Mesa', '--json'))
+      .json;
+    expect(
+      (
+        await sdg(
+          'member',
+          'add',
+          '--org',
+          org.id,
+          '--user',
+          'max@mesa.example',
+          '--role',
+          'member',
+          '--json',
+        )
+      ).code,
+    ).toBe(0);
+    const key = (await sdg('key', 'create', '--user', user.id, '--json')).json;
+    expect(key.apiKey).toMatch(/^sdg_/);
+
+    const app = await buildApp({ database });
+    try {
+      const api = client(app, key.apiKey);
+      expect((await api.get('/organizations/v1')).body).toEqual([{ id: org.id, name: 'Mesa Power' }]);
+      expect(
+        (await api.get('/portfolios/v1', { orgId: org.id })).body.map((p: { id: string }) => p.id),
+      ).toEqual([pf.id]);
+      // New orgs get the spec's default properties.
+      const schema = await api.get('/projects/v1/schema', { orgId: org.id });
+      expect(schema.body.properties.map((p: { id: string }) => p.id)).toEqual(['name']);
+
+      expect((await sdg('key', 'revoke', '--key', key.id, '--json')).json).toEqual({ revoked: true });
+      expect((await api.get('/organizations/v1')).status).toBe(401);
+      expect((await sdg('key', 'revoke', '--key', key.id)).code).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('guest grant gives access to one portfolio only', async () => {
+    const org = (await sdg('org', 'create', '--name', 'Guest Org', '--json')).json;
+    const p1 = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'One', '--json')).json;
+    await sdg('portfolio', 'create', '--org', org.id, '--name', 'Two', '--json');
+    await sdg('user', 'create', '--email', 'g@guest.example', '--name', 'Guest', '--json');
+    expect(
+      (await sdg('guest', 'grant', '--portfolio', p1.id, '--user', 'g@guest.example', '--json')).code,
+    ).toBe(0);
+    const key = (await sdg('key', 'create', '--user', 'g@guest.example', '--json')).json;
+    const app = await buildApp({ database });
+    try {
+      const r = await client(app, key.apiKey).get('/portfolios/v1', { orgId: org.id });
+      expect(r.body.map((p: { id: string }) => p.id)).toEqual([p1.id]);
+      const users = await client(app, key.apiKey).get('/users/v1', { orgId: org.id });
+      expect(users.body).toEqual([expect.objectContaining({ email: 'g@guest.example', role: 'guest' })]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('schema property add: select with options, visible in the schema endpoint; bad input explained', async () => {
+    const org = (await sdg('org', 'create', '--name', 'Schema Org', '--json')).json;
+    const r = await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org.id,
+      '--kind',
+      'parcel',
+      '--id',
+      'zoning',
+      '--name',
+      'Zoning',
+      '--type',
+      'select',
+      '--option',
+      'ag:Agricultural:#22c55e',
+      '--option',
+      'ind:Industrial:#64748b',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    const defs = await database.db
+      .selectFrom('property_defs')
+      .selectAll()
+      .where('org_id', '=', org.id)
+      .where('id', '=', 'zoning')
+      .execute();
+    expect(defs[0]).toMatchObject({
+      kind: 'parcel',
+      property_type: 'select',
+      options: [
+        { id: 'ag', name: 'Agricultural', color: '#22c55e' },
+        { id: 'ind', name: 'Industrial', color: '#64748b' },
+      ],
+    });
+
+    const noOptions = await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org.id,
+      '--kind',
+      'parcel',
+      '--id',
+      'z2',
+      '--name',
+      'Z',
+      '--type',
+      'select',
+      '--json',
+    );
+    expect(noOptions.code).toBe(2);
+    expect(noOptions.json.error.details).toEqual([expect.objectContaining({ field: 'options' })]);
+    const badType = await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org.id,
+      '--kind',
+      'parcel',
+      '--id',
+      'z3',
+      '--name',
+      'Z',
+      '--type',
+      'colour',
+    );
+    expect(badType.code).toBe(2);
+    expect(badType.stderr).toMatch(/type/);
+    const location = await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org.id,
+      '--kind',
+      'project',
+      '--id',
+      'location',
+      '--name',
+      'L',
+      '--type',
+      'text',
+    );
+    expect(location.code).toBe(2);
+    expect(location.stderr).toMatch(/computed/);
+  });
+
+  test('parcels import: GeoJSON features become parcels, mapped by id, name and --map, linked to a project', async () => {
+    const org = (await sdg('org', 'create', '--name', 'Import Org', '--json')).json;
+    const pf = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'Imports', '--json')).json;
+    await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org.id,
+      '--kind',
+      'parcel',
+      '--id',
+      'acreage',
+      '--name',
+      'Acreage',
+      '--type',
+      'number',
+    );
+    const [project] = await database.db
+      .insertInto('projects')
+      .values({
+        org_id: org.id,
+        portfolio_id: pf.id,
+        id: 'prj_importtarget000000000000',
+        properties: JSON.stringify({ name: { text: 'Target' } }),
+      })
+      .returning('id')
+      .execute();
+    const square = (x: number, y: number, s: number) => ({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [x, y],
+          [x + s, y],
+          [x + s, y + s],
+          [x, y + s],
+          [x, y],
+        ],
+      ],
+    });
+    const file = join(mkdtempSync(join(tmpdir(), 'sdg-')), 'parcels.geojson');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        type: 'FeatureCollection',
+        features: [
+          {
+            type: 'Feature',
+            geometry: square(0, 0, 1),
+            properties: { name: 'North 40', 'Parcel status': 'Negotiating', ACRES: '40.5', ignored: 1 },
+          },
+          {
+            type: 'Feature',
+            geometry: square(2, 0, 1),
+            properties: { name: 'South 40', 'parcel-status': 'prospect', ACRES: 41 },
+          },
+        ],
+      }),
+    );
+    const r = await sdg(
+      'parcels',
+      'import',
+      file,
+      '--portfolio',
+      pf.id,
+      '--project',
+      project.id,
+      '--map',
+      'ACRES=acreage',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(r.json.created).toHaveLength(2);
+    expect(r.json.skippedKeys).toEqual(['ignored']);
+    const parcels = await database.db
+      .selectFrom('parcels')
+      .select(['id', 'properties'])
+      .where('org_id', '=', org.id)
+      .execute();
+    const byName = Object.fromEntries(
+      parcels.map((p) => [(p.properties.name as { text: string }).text, p.properties]),
+    );
+    expect(byName['North 40']).toEqual({
+      name: { text: 'North 40' },
+      'parcel-status': { select: ['negotiating'] },
+      acreage: { number: 40.5 },
+    });
+    expect(byName['South 40']['parcel-status']).toEqual({ select: ['prospect'] });
+    const links = await database.db
+      .selectFrom('project_parcels')
+      .selectAll()
+      .where('project_id', '=', project.id)
+      .execute();
+    expect(links).toHaveLength(2);
+    const loc = await database.db
+      .selectFrom('projects')
+      .select('location')
+      .where('id', '=', project.id)
+      .executeTakeFirstOrThrow();
+    expect(loc.location).toEqual({ type: 'Point', coordinates: [1.5, 0.5] });
+  });
+
+  test('parcels import is all or nothing: one bad feature imports nothing and says which', async () => {
+    const org = (await sdg('org', 'create', '--name', 'Bad Import Org', '--json')).json;
+    const pf = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'Imports', '--json')).json;
+    const file = join(mkdtempSync(join(tmpdir(), 'sdg-')), 'bad.geojson');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        type: 'FeatureCollection',
+        features: [
+          {
+            type: 'Feature',
+            geometry: {
+              type: 'Polygon',
+              coordinates: [
+                [
+                  [0, 0],
+                  [1, 0],
+                  [1, 1],
+                  [0, 0],
+                ],
+              ],
+            },
+            properties: { name: 'ok' },
+          },
+          { type: 'Feature', geometry: { type: 'Point', coordinates: [0, 0] }, properties: {} },
+          {
+            type: 'Feature',
+            geometry: {
+              type: 'Polygon',
+              coordinates: [
+                [
+                  [0, 0],
+                  [1, 0],
+                  [1, 1],
+                  [0, 0],
+                ],
+              ],
+            },
+            properties: { 'parcel-status': 'sold' },
+          },
+        ],
+      }),
+    );
+    const r = await sdg('parcels', 'import', file, '--portfolio', pf.id, '--json');
+    expect(r.code).toBe(2);
+    expect(r.json.error.details.map((d: { field: string }) => d.field)).toEqual([
+      'features[1]',
+      'features[2].parcel-status',
+    ]);
+    const count = await database.db
+      .selectFrom('parcels')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('org_id', '=', org.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(0);
+  });
+
+  test('unknown ids and commands get exit code 2 and a hint', async () => {
+    const r = await sdg('portfolio', 'create', '--org', 'org_nope', '--name', 'X');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/sdg org create/);
+    const u = await sdg('frobnicate');
+    expect(u.code).toBe(2);
+    expect(u.stderr).toMatch(/--help/);
+  });
+
+  test('the real bin runs: sdg --help exits 0 as a process', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      'src/cli/cli.ts',
+      '--help',
+    ]);
+    expect(stdout).toContain('sdg <command>');
+  });
+});
+
+describe('sdg: schema and import guards', () => {
+  test('a property cannot change type once defined', async () => {
+    const org = (await sdg('org', 'create', '--name', 'Type Org', '--json')).json;
+    expect(
+      (
+        await sdg(
+          'schema',
+          'property',
+          'add',
+          '--org',
+          org.id,
+          '--kind',
+          'contact',
+          '--id',
+          'acres',
+          '--name',
+          'Acres',
+          '--type',
+          'number',
+        )
+      ).code,
+    ).toBe(0);
+    // Renaming keeps the type: fine.
+    expect(
+      (
+        await sdg(
+          'schema',
+          'property',
+          'add',
+          '--org',
+          org.id,
+          '--kind',
+          'contact',
+          '--id',
+          'acres',
+          '--name',
+          'Acres owned',
+          '--type',
+          'number',
+        )
+      ).code,
+    ).toBe(0);
+    const r = await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org.id,
+      '--kind',
+      'contact',
+      '--id',
+      'acres',
+      '--name',
+      'Acres',
+      '--type',
+      'text',
+      '--json',
+    );
+    expect(r.code).toBe(2);
+    expect(r.json.error.details[0].reason).toMatch(/add a new property/);
+  });
+
+  test('parcels import refuses people values that name users outside the organization', async () => {
+    const org = (await sdg('org', 'create', '--name', 'People Import Org', '--json')).json;
+    const pf = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'P', '--json')).json;
+    await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org.id,
+      '--kind',
+      'parcel',
+      '--id',
+      'agent',
+      '--name',
+      'Agent',
+      '--type',
+      'people',
+    );
+    const outsider = (
+      await sdg('user', 'create', '--email', 'outsider@else.example', '--name', 'Out Sider', '--json')
+    ).json;
+    const file = join(mkdtempSync(join(tmpdir(), 'sdg-')), 'people.geojson');
+    const polygon = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [0, 0],
+          [1, 0],
+          [1, 1],
+          [0, 0],
+        ],
+      ],
+    };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        type: 'FeatureCollection',
+        features: [{ type: 'Feature', geometry: polygon, properties: { agent: outsider.id } }],
+      }),
+    );
+    const r = await sdg('parcels', 'import', file, '--portfolio', pf.id, '--json');
+    expect(r.code).toBe(2);
+    expect(r.json.error.details).toEqual([expect.objectContaining({ field: 'features[0].agent' })]);
+  });
+});
+
+describe('sdg schema index', () => {
+  test('creates the two sort indexes of a number property, once; refuses unsortable ones', async () => {
+    const org = (await sdg('org', 'create', '--name', 'Index Org', '--json')).json;
+    await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org.id,
+      '--kind',
+      'parcel',
+      '--id',
+      'acres_idx',
+      '--name',
+      'Acres',
+      '--type',
+      'number',
+    );
+    const r = await sdg(
+      'schema',
+      'index',
+      '--org',
+      org.id,
+      '--kind',
+      'parcel',
+      '--id',
+      'acres_idx',
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(r.json.indexes).toBe(2);
+    const { rows } = await sql<{
+      indexname: string;
+    }>`select indexname from pg_indexes where tablename = 'parcels' and indexname like 'parcels_sort_acres_idx%'`.execute(
+      database.db,
+    );
+    expect(rows.map((x) => x.indexname).sort()).toEqual([
+      'parcels_sort_acres_idx_hi_idx',
+      'parcels_sort_acres_idx_lo_idx',
+    ]);
+    expect(
+      (await sdg('schema', 'index', '--org', org.id, '--kind', 'parcel', '--id', 'acres_idx', '--json')).code,
+    ).toBe(0);
+    await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org.id,
+      '--kind',
+      'parcel',
+      '--id',
+      'tags_idx',
+      '--name',
+      'Tags',
+      '--type',
+      'multi_select',
+      '--option',
+      'a:A:#000000',
+    );
+    const bad = await sdg('schema', 'index', '--org', org.id, '--kind', 'parcel', '--id', 'tags_idx');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/cannot be sorted/);
+  });
+});

@@ -1,0 +1,186 @@
+import { PROJECTS, projectIds, prop } from './filters-helpers.js';
+import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { freshPortfolio, insertRecords } from './records-helpers.js';
+
+/** Every filter operator of every property type, with missing, empty and cleared values. */
+
+const UPDATE = `mutation($input: UpdateRecordInput!) { updateProject(input: $input) { project { id } } }`;
+const CREATE = `mutation($input: CreateRecordInput!) { createProject(input: $input) { project { id } } }`;
+
+async function setup(env: TestEnv) {
+  const scope = await freshPortfolio(env);
+  const { alice, bob } = env.demo.users;
+  const [hale, halcyon, desert, bare, neg] = await insertRecords(env, 'project', scope, [
+    {
+      name: { text: 'Hale Farm' },
+      website: { text: 'https://hale.example/x' },
+      developer_email: { text: 'dev@hale.example' },
+      capacity_mw: { number: 100 },
+      cod: { date: { start: '2026-03-01' } },
+      stage: { select: ['site-control'] },
+      offtake: { select: ['ppa', 'rec'] },
+      owner: { people: [alice.uid] },
+    },
+    {
+      name: { text: 'halcyon Ridge' },
+      website: { text: '' },
+      capacity_mw: { number: 55.5 },
+      cod: { date: { start: '2025-12-31' } },
+      stage: { select: ['permitting'] },
+      offtake: { select: ['merchant'] },
+      owner: { people: [bob.uid] },
+    },
+    {
+      name: { text: 'Desert 100%_x' },
+      capacity_mw: { number: 0 },
+      cod: { date: { start: '2027-01-01' } },
+      stage: { select: ['operating'] },
+      offtake: { select: ['ppa'] },
+      owner: { people: [alice.uid] },
+    },
+    { name: { text: 'Bare' } },
+    { name: { text: 'Neg' }, capacity_mw: { number: -20.25 }, offtake: { select: [] } },
+  ]);
+  // A record whose values were set and then cleared through the API, like one that never had them.
+  const c = await env.as.alice.gql(CREATE, {
+    input: {
+      ...scope,
+      properties: {
+        name: { text: 'Cleared' },
+        website: { text: 'https://cleared.example' },
+        capacity_mw: { number: 7 },
+        cod: { date: { start: '2026-01-01' } },
+        stage: { select: ['permitting'] },
+        offtake: { select: ['ppa'] },
+        owner: { people: [bob.uid] },
+      },
+    },
+  });
+  const cleared = c.body.data.createProject.project.id as string;
+  const u = await env.as.alice.gql(UPDATE, {
+    input: {
+      id: cleared,
+      properties: {
+        website: { text: null },
+        capacity_mw: { number: null },
+        cod: { date: null },
+        stage: { select: null },
+        offtake: { select: null },
+        owner: { people: null },
+      },
+    },
+  });
+  expect(u.body.errors).toBeUndefined();
+  return { scope, ids: { hale, halcyon, desert, bare, neg, cleared } };
+}
+
+describe('operators', () => {
+  test('every operator of every type', async ({ env }) => {
+    const { scope, ids } = await setup(env);
+    const { hale, halcyon, desert, bare, neg, cleared } = ids;
+    const all = Object.values(ids);
+    const check = async (filter: unknown, expected: string[]) => {
+      const r = await projectIds(env.as.alice, scope, { filter });
+      expect([...r.ids].sort(), JSON.stringify(filter)).toEqual([...expected].sort());
+      expect(r.total, JSON.stringify(filter)).toBe(expected.length);
+    };
+    const none = (x: string[]) => all.filter((i) => !x.includes(i));
+
+    // text
+    await check(prop('name', { text: { eq: 'Hale Farm' } }), [hale]);
+    await check(prop('name', { text: { eq: 'hale farm' } }), []);
+    await check(prop('name', { text: { neq: 'Hale Farm' } }), none([hale]));
+    await check(prop('name', { text: { contains: 'AL' } }), [hale, halcyon]);
+    await check(prop('name', { text: { contains: '100%_' } }), [desert]);
+    await check(prop('name', { text: { contains: '%' } }), [desert]);
+    await check(prop('name', { text: { contains: '_' } }), [desert]);
+    await check(prop('name', { text: { startsWith: 'hal' } }), [hale, halcyon]);
+    await check(prop('name', { text: { startsWith: 'Hal', contains: 'ridge' } }), [halcyon]);
+    // url and email use the text group; '' and missing and cleared are empty
+    await check(prop('website', { text: { isEmpty: true } }), none([hale]));
+    await check(prop('website', { text: { isEmpty: false } }), [hale]);
+    await check(prop('website', { text: { contains: 'HALE.example' } }), [hale]);
+    await check(prop('developer_email', { text: { eq: 'dev@hale.example' } }), [hale]);
+    await check(prop('website', { text: { neq: 'x' } }), all);
+
+    // number
+    await check(prop('capacity_mw', { number: { eq: 100 } }), [hale]);
+    await check(prop('capacity_mw', { number: { eq: 55.5 } }), [halcyon]);
+    await check(prop('capacity_mw', { number: { eq: 0 } }), [desert]);
+    await check(prop('capacity_mw', { number: { lt: 55.5 } }), [desert, neg]);
+    await check(prop('capacity_mw', { number: { lte: 55.5 } }), [desert, neg, halcyon]);
+    await check(prop('capacity_mw', { number: { gt: 0 } }), [hale, halcyon]);
+    await check(prop('capacity_mw', { number: { gte: 0 } }), [hale, halcyon, desert]);
+    await check(prop('capacity_mw', { number: { between: { min: -20.25, max: 55.5 } } }), [
+      neg,
+      desert,
+      halcyon,
+    ]);
+    await check(prop('capacity_mw', { number: { gt: 1, lt: 100 } }), [halcyon]);
+    await check(prop('capacity_mw', { number: { isEmpty: true } }), [bare, cleared]);
+
+    // date (on start)
+    await check(prop('cod', { date: { eq: '2026-03-01' } }), [hale]);
+    await check(prop('cod', { date: { before: '2026-03-01' } }), [halcyon]);
+    await check(prop('cod', { date: { after: '2026-03-01' } }), [desert]);
+    await check(prop('cod', { date: { between: { from: '2025-12-31', to: '2026-03-01' } } }), [
+      halcyon,
+      hale,
+    ]);
+    await check(prop('cod', { date: { isEmpty: true } }), [bare, neg, cleared]);
+
+    // select
+    await check(prop('stage', { select: { in: ['permitting', 'operating'] } }), [halcyon, desert]);
+    await check(prop('stage', { select: { notIn: ['permitting'] } }), none([halcyon]));
+    await check(prop('stage', { select: { isEmpty: true } }), [bare, neg, cleared]);
+
+    // multi_select
+    await check(prop('offtake', { multiSelect: { containsAny: ['rec', 'merchant'] } }), [hale, halcyon]);
+    await check(prop('offtake', { multiSelect: { containsAll: ['ppa', 'rec'] } }), [hale]);
+    await check(prop('offtake', { multiSelect: { containsAll: ['ppa'] } }), [hale, desert]);
+    await check(prop('offtake', { multiSelect: { isEmpty: true } }), [bare, neg, cleared]);
+    await check(prop('offtake', { multiSelect: { isEmpty: false } }), [hale, halcyon, desert]);
+
+    // people, with `me`
+    await check(prop('owner', { people: { in: [env.demo.users.bob.uid] } }), [halcyon]);
+    await check(prop('owner', { people: { me: true } }), [hale, desert]);
+    await check(prop('owner', { people: { isEmpty: true } }), [bare, neg, cleared]);
+    const asBob = await projectIds(env.as.bob, scope, { filter: prop('owner', { people: { me: true } }) });
+    expect(asBob.ids).toEqual([halcyon]);
+  });
+
+  test('and, or, not, createdAt and updatedAt', async ({ env }) => {
+    const { scope, ids } = await setup(env);
+    const { hale, halcyon, desert, bare, neg, cleared } = ids;
+    const all = Object.values(ids);
+    const check = async (filter: unknown, expected: string[]) => {
+      const r = await projectIds(env.as.alice, scope, { filter });
+      expect([...r.ids].sort(), JSON.stringify(filter)).toEqual([...expected].sort());
+    };
+    const big = prop('capacity_mw', { number: { gt: 50 } });
+    const mine = prop('owner', { people: { me: true } });
+    await check({ and: [big, mine] }, [hale]);
+    await check({ or: [big, mine] }, [hale, halcyon, desert]);
+    await check({ not: big }, [desert, bare, neg, cleared]);
+    await check({ not: { or: [big, mine] } }, [bare, neg, cleared]);
+    await check({ ...big, ...{ createdAt: { from: new Date(0).toISOString() } } }, [hale, halcyon]);
+    await check({}, all);
+    await check({ and: [] }, all);
+    await check({ or: [] }, []);
+    // `cleared` was updated after everything else was created.
+    const r = await env.as.alice.gql(PROJECTS, {
+      pf: scope.portfolioId,
+      first: 10,
+      filter: prop('name', { text: { eq: 'Cleared' } }),
+    });
+    const q = `query($id: ID!) { project(id: $id) { updatedAt createdAt } }`;
+    const c = (await env.as.alice.gql(q, { id: r.body.data.node.projects.edges[0].node.id })).body.data
+      .project;
+    await check({ updatedAt: { from: c.updatedAt } }, [cleared]);
+    await check({ updatedAt: { to: c.updatedAt } }, none(all, [cleared]));
+    await check({ createdAt: { from: c.createdAt } }, [cleared]);
+    await check({ createdAt: { to: c.createdAt } }, [hale, halcyon, desert, bare, neg]);
+  });
+});
+
+const none = (all: string[], x: string[]) => all.filter((i) => !x.includes(i));

@@ -1,0 +1,54 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { buildApp } from '../src/app.js';
+import type { Database } from '../src/db/database.js';
+import { loggerOptions } from '../src/logger.js';
+import { type DemoOutput, seedDemo } from '../src/seed/demo.js';
+import { openTestDatabase } from './helpers/database.js';
+
+let database: Database;
+let demo: DemoOutput;
+beforeAll(async () => {
+  database = await openTestDatabase();
+  demo = await seedDemo(database.db);
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+test('API keys never reach the logs; request lines carry a request id and redacted headers', async () => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp({ database, logger: pino(loggerOptions('debug'), sink) });
+  try {
+    const key = demo.users.alice.apiKey;
+    const badKey = 'sdg_thisKeyIsWrongButStillSecret0000000000000000';
+    await app.inject({ url: '/organizations/v1', headers: { 'x-api-key': key } });
+    await app.inject({ url: '/organizations/v1', headers: { 'x-api-key': badKey } });
+    await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: '{"query":"{ nope }"}',
+    });
+    const log = lines.join('\n');
+    expect(lines.length).toBeGreaterThan(3);
+    expect(log).not.toContain(key);
+    expect(log).not.toContain(key.slice(4, 20));
+    expect(log).not.toContain(badKey);
+    const incoming = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'incoming request');
+    expect(incoming.length).toBe(3);
+    for (const l of incoming) {
+      expect(l.req.headers['x-api-key']).toBe('[redacted]');
+      expect(typeof l.reqId).toBe('string');
+    }
+  } finally {
+    await app.close();
+  }
+});
