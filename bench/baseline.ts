@@ -1,0 +1,560 @@
+/**
+ * The raw floor the gateway is measured against: node:http + pg, no framework, no GraphQL, no
+ * Kysely. It serves the benchmark's read scenarios with the SQL statements the gateway sends (the
+ * same texts as src/modules/auth/repository.ts findViewerByKey, records/repository.ts pagesFor,
+ * org/repository.ts listPortfolios and listOrgUsers, schema/repository.ts schemasByKeys), keeps the
+ * same process cache of per-org data keyed by the org version the key lookup returns (like
+ * src/db/org-cache.ts), checks access and cursors the same way, and answers with JSON.stringify of
+ * bodies equal to the gateway's (the runner compares them before measuring).
+ *
+ *   GET /projects/v1?orgId&portfolioId&limit&startKey         REST page (scenarios 1, 2, 3)
+ *   GET /nested?orgId&portfolioId&projects&contacts&parcels   the nested GraphQL result (scenario 7)
+ *
+ * Warm, a request is the key lookup plus one page statement per list level; the portfolio list,
+ * property schemas and user list come from the cache, loaded once per org version.
+ *
+ * Environment: PORT, HOST, DATABASE_URL (Postgres) or SDG_DATA_DIR (PGlite), SDG_EXPOSE_SQL_COUNT=1.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import pg from 'pg';
+
+type Kind = 'project' | 'parcel' | 'contact';
+const TABLE: Record<Kind, string> = { project: 'projects', parcel: 'parcels', contact: 'contacts' };
+
+interface Queryable {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+// ---- SQL: the texts the gateway sends (Kysely's output), with positional parameters ----
+
+const AUTH_SQL = `
+    /* sdg:cross-tenant */
+    with touched as (
+      update api_keys set last_used_at = now()
+      where key_hash = $1 and revoked_at is null
+        and (last_used_at is null or last_used_at < now() - $2::interval)
+      returning id
+    )
+    select u.id, u.email, u.name,
+      coalesce((select json_agg(json_build_object('org', m.org_id, 'role', m.role)) from org_members m where m.user_id = u.id), '[]') as roles,
+      coalesce((select json_agg(json_build_object('org', g.org_id, 'portfolio', g.portfolio_id)) from portfolio_guests g where g.user_id = u.id), '[]') as guest,
+      coalesce((select json_object_agg(v.org_id, v.version) from org_versions v where v.org_id in (
+        select m.org_id from org_members m where m.user_id = u.id
+        union select g.org_id from portfolio_guests g where g.user_id = u.id)), '{}') as versions
+    from api_keys k join users u on u.id = k.user_id
+    where k.key_hash = $3 and k.revoked_at is null`;
+
+const PORTFOLIOS_SQL =
+  'select "org_id", "id", "name", "created_at" from "portfolios" where "org_id" = $1 order by "created_at", "id"';
+
+const placeholders = (from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => `$${from + i}`).join(', ');
+
+const SCHEMA_SQL = (kinds: number) =>
+  `select * from "property_defs" where "org_id" in ($1) and "kind" in (${placeholders(2, kinds)}) order by "position", "id"`;
+
+const ORG_USERS_SQL = `
+    select u.id, u.email, u.name, m.role from org_members m join users u on u.id = m.user_id
+    where m.org_id = $1
+    union
+    select distinct u.id, u.email, u.name, 'guest' from portfolio_guests g join users u on u.id = g.user_id
+    where g.org_id = $2 and not exists (select 1 from org_members m2 where m2.org_id = $3 and m2.user_id = g.user_id)
+    order by name, id`;
+
+interface ListSql {
+  child: Kind;
+  link?: { table: string; parentCol: string; childCol: string };
+  parentCol: string;
+}
+const LIST: Record<'portfolio-projects' | 'project-contacts' | 'contact-parcels', ListSql> = {
+  'portfolio-projects': { child: 'project', parentCol: 'portfolio_id' },
+  'project-contacts': {
+    child: 'contact',
+    parentCol: 'project_id',
+    link: { table: 'project_contacts', parentCol: 'project_id', childCol: 'contact_id' },
+  },
+  'contact-parcels': {
+    child: 'parcel',
+    parentCol: 'contact_id',
+    link: { table: 'parcel_contacts', parentCol: 'contact_id', childCol: 'parcel_id' },
+  },
+};
+
+const cols = (kind: Kind) =>
+  `"c".org_id, "c".portfolio_id, "c".id, "c".properties, "c".created_at, "c".updated_at${kind === 'project' ? ', "c".location' : ''}`;
+
+/** pagesFor's statement (plain order, no filter): a VALUES list of parents with their bounds, each LATERAL-joined to its page. */
+function pagesSql(list: ListSql, parents: number): string {
+  const values = Array.from({ length: parents }, (_, i) => {
+    const b = i * 6;
+    return `($${b + 1}::int, $${b + 2}::text, $${b + 3}::text, $${b + 4}::timestamptz, $${b + 5}::text, $${b + 6}::int)`;
+  }).join(', ');
+  const inner = list.link
+    ? `
+      select ${cols(list.child)}, l.linked_at as sort_at, l.linked_at as linked_at
+      from "${list.link.table}" l join "${TABLE[list.child]}" c on c.org_id = l.org_id and c.id = "l"."${list.link.childCol}"
+      where l.org_id = p.org_id and "l"."${list.link.parentCol}" = p.parent_id and (l.linked_at, "l"."${list.link.childCol}") > (p.b0, p.b1)
+      order by l.linked_at asc, "l"."${list.link.childCol}" asc limit p.lim`
+    : `
+      select ${cols(list.child)}, c.created_at as sort_at, null::timestamptz as linked_at
+      from "${TABLE[list.child]}" c where c.org_id = p.org_id and c."${list.parentCol}" = p.parent_id and (c.created_at, c.id) > (p.b0, p.b1)
+      order by c.created_at asc, c.id asc limit p.lim`;
+  return `
+    select p.ord, x.* from (values ${values}) as p(ord, org_id, parent_id, b0, b1, lim)
+    cross join lateral (${inner}) x`;
+}
+
+/** Per-org data keyed by (org, version), as src/db/org-cache.ts keeps it: never stale, LRU-bounded. */
+class OrgCache {
+  private readonly entries = new Map<string, unknown>();
+  constructor(private readonly max = 5_000) {}
+  peek<T>(orgId: string, version: number | undefined, what: string): T | undefined {
+    if (version === undefined) return undefined;
+    return this.entries.get(`${orgId}\0${version}\0${what}`) as T | undefined;
+  }
+
+  put<T>(orgId: string, version: number | undefined, what: string, value: T): void {
+    if (version === undefined) return;
+    this.entries.set(`${orgId}\0${version}\0${what}`, value);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  async get<T>(orgId: string, version: number | undefined, what: string, load: () => Promise<T>): Promise<T> {
+    if (version === undefined) return load();
+    const key = `${orgId}\0${version}\0${what}`;
+    if (this.entries.has(key)) {
+      const v = this.entries.get(key) as T;
+      this.entries.delete(key);
+      this.entries.set(key, v);
+      return v;
+    }
+    const v = await load();
+    this.entries.set(key, v);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    return v;
+  }
+}
+
+// ---- The request's work ----
+
+interface Row {
+  ord: number;
+  org_id: string;
+  portfolio_id: string;
+  id: string;
+  properties: Record<string, any>;
+  created_at: Date;
+  updated_at: Date;
+  location?: unknown;
+  sort_at: Date;
+}
+
+interface Def {
+  id: string;
+  name: string;
+  property_type: string;
+  options: { id: string; name: string; color: string }[];
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Cursors exactly as src/pagination/cursor.ts makes them: base64url(JSON) "." HMAC-SHA256 truncated. */
+class Cursors {
+  constructor(private readonly secret: string) {}
+  private sign(scope: string, payload: string) {
+    return createHmac('sha256', this.secret)
+      .update(scope)
+      .update('\0')
+      .update(payload)
+      .digest('base64url')
+      .slice(0, 16);
+  }
+  encode(scope: string, values: (string | number)[]) {
+    const payload = Buffer.from(JSON.stringify(values)).toString('base64url');
+    return `${payload}.${this.sign(scope, payload)}`;
+  }
+  decode(scope: string, cursor: string): [number, string] {
+    const bad = new HttpError(400, 'INVALID_CURSOR', 'The cursor is malformed.');
+    const dot = cursor.indexOf('.');
+    if (cursor.length > 512 || dot <= 0) throw bad;
+    const payload = cursor.slice(0, dot);
+    const given = Buffer.from(cursor.slice(dot + 1));
+    const expected = Buffer.from(this.sign(scope, payload));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad;
+    const v = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== 'number' || typeof v[1] !== 'string')
+      throw bad;
+    return v as [number, string];
+  }
+}
+
+interface Caller {
+  canRead(orgId: string, portfolioId: string): boolean;
+  versions: Map<string, number>;
+}
+
+type Schema = { list: Def[]; byId: Map<string, Def> };
+
+class Request {
+  statements = 0;
+  constructor(
+    private readonly pool: Queryable,
+    readonly cursors: Cursors,
+    private readonly cache: OrgCache,
+  ) {}
+
+  async q<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
+    this.statements++;
+    return (await this.pool.query<R>(text, values)).rows;
+  }
+
+  /** findViewerByKey: access, and the caller's org versions that key the cache. */
+  async auth(key: string | string[] | undefined): Promise<Caller> {
+    if (typeof key !== 'string' || !/^[A-Za-z0-9_-]{16,200}$/.test(key))
+      throw new HttpError(401, 'UNAUTHENTICATED', 'Send your API key in the X-API-Key header.');
+    const hash = createHash('sha256').update(key).digest('hex');
+    const rows = await this.q<{
+      id: string;
+      roles: { org: string; role: string }[];
+      guest: { org: string; portfolio: string }[];
+      versions: Record<string, number>;
+    }>(AUTH_SQL, [hash, '60 seconds', hash]);
+    if (!rows[0])
+      throw new HttpError(401, 'UNAUTHENTICATED', 'The API key in X-API-Key is unknown or revoked.');
+    const member = new Set(rows[0].roles.map((r) => r.org));
+    const guest = new Set(rows[0].guest.map((g) => `${g.org}\0${g.portfolio}`));
+    return {
+      canRead: (orgId, portfolioId) => member.has(orgId) || guest.has(`${orgId}\0${portfolioId}`),
+      versions: new Map(Object.entries(rows[0].versions).map(([o, v]) => [o, Number(v)])),
+    };
+  }
+
+  async portfolio(caller: Caller, orgId: string, portfolioId: string) {
+    if (!caller.canRead(orgId, portfolioId)) throw notFound();
+    const list = await this.cache.get(orgId, caller.versions.get(orgId), 'portfolios', () =>
+      this.q<{ id: string }>(PORTFOLIOS_SQL, [orgId]),
+    );
+    if (!list.some((p) => p.id === portfolioId)) throw notFound();
+  }
+
+  async pages(
+    listName: keyof typeof LIST,
+    parents: { orgId: string; id: string }[],
+    limit: number,
+    bound?: [number, string],
+  ): Promise<Row[][]> {
+    const out: Row[][] = parents.map(() => []);
+    if (!parents.length) return out;
+    const params: unknown[] = [];
+    parents.forEach((p, i) => {
+      params.push(
+        i,
+        p.orgId,
+        p.id,
+        bound ? new Date(bound[0]).toISOString() : '-infinity',
+        bound?.[1] ?? '',
+        limit + 1,
+      );
+    });
+    for (const r of await this.q<Row>(pagesSql(LIST[listName], parents.length), params)) out[r.ord].push(r);
+    return out;
+  }
+
+  /** Schemas of these kinds: cached per org version; the missing kinds load in one statement. */
+  async schemas(caller: Caller, orgId: string, kinds: Kind[]): Promise<Map<Kind, Schema>> {
+    const version = caller.versions.get(orgId);
+    const out = new Map<Kind, Schema>();
+    const missing: Kind[] = [];
+    for (const k of kinds) {
+      const hit = this.cache.peek<Schema>(orgId, version, `schema:${k}`);
+      if (hit) out.set(k, hit);
+      else missing.push(k);
+    }
+    if (missing.length) {
+      const rows = await this.q<Def & { kind: Kind }>(SCHEMA_SQL(missing.length), [orgId, ...missing]);
+      for (const k of missing) {
+        const list = rows.filter((r) => r.kind === k);
+        const schema = { list, byId: new Map(list.map((d) => [d.id, d])) };
+        this.cache.put(orgId, version, `schema:${k}`, schema);
+        out.set(k, schema);
+      }
+    }
+    return out;
+  }
+
+  /** The org's members and guests (people labels), cached per org version. */
+  async users(caller: Caller, orgId: string): Promise<Map<string, { id: string; name: string }>> {
+    const list = await this.cache.get(orgId, caller.versions.get(orgId), 'users', () =>
+      this.q<{ id: string; email: string; name: string }>(ORG_USERS_SQL, [orgId, orgId, orgId]),
+    );
+    return new Map(list.map((u) => [u.id, u]));
+  }
+}
+
+const notFound = () => new HttpError(404, 'NOT_FOUND', 'Not found, or your API key has no access to it.');
+
+function hasPeople(rows: Row[]): boolean {
+  for (const r of rows) for (const v of Object.values(r.properties)) if (v && 'people' in v) return true;
+  return false;
+}
+
+// ---- Response shapes (the same JSON the gateway produces) ----
+
+function restProperties(
+  r: Row,
+  byId: Map<string, Def>,
+  users: Map<string, { name: string }>,
+  project: boolean,
+) {
+  const out: Record<string, unknown> = {};
+  for (const [id, v] of Object.entries(r.properties)) {
+    if ('select' in v) {
+      const def = byId.get(id);
+      out[id] = {
+        select: v.select,
+        labels: v.select.map((o: string) => def?.options.find((x) => x.id === o)?.name ?? o),
+      };
+    } else if ('people' in v) {
+      out[id] = { people: v.people, labels: v.people.map((u: string) => users.get(u)?.name ?? u) };
+    } else out[id] = v;
+  }
+  if (project && r.location) out.location = { location: r.location };
+  return out;
+}
+
+const TYPENAME: Record<string, string> = {
+  text: 'TextValue',
+  url: 'TextValue',
+  email: 'TextValue',
+  number: 'NumberValue',
+  date: 'DateValue',
+  select: 'SelectValue',
+  multi_select: 'SelectValue',
+  people: 'PeopleValue',
+};
+
+/** The typed `values` list of the GraphQL documents in bench/scenarios.ts (fragment V). */
+function typedValues(r: Row, defs: Def[], users: Map<string, { id: string; name: string }>) {
+  const out: Record<string, unknown>[] = [];
+  for (const def of defs) {
+    const v = r.properties[def.id];
+    if (v === undefined) continue;
+    const t = TYPENAME[def.property_type];
+    const o: Record<string, unknown> = { __typename: t, propertyId: def.id };
+    if (t === 'TextValue') o.text = v.text;
+    else if (t === 'NumberValue') o.number = v.number;
+    else if (t === 'DateValue') o.start = v.date.start;
+    else if (t === 'SelectValue')
+      o.options = v.select.map(
+        (id: string) => def.options.find((x) => x.id === id) ?? { id, name: id, color: '#9ca3af' },
+      );
+    else if (t === 'PeopleValue')
+      o.users = v.people.flatMap((id: string) => {
+        const u = users.get(id);
+        return u ? [{ id: u.id, name: u.name }] : [];
+      });
+    out.push(o);
+  }
+  return out;
+}
+
+function intParam(q: URLSearchParams, name: string, fallback: number, max: number): number {
+  const v = q.get(name);
+  if (v === null) return fallback;
+  if (!/^[0-9]{1,5}$/.test(v) || Number(v) < 1 || Number(v) > max)
+    throw new HttpError(400, 'VALIDATION_FAILED', `${name} must be an integer from 1 to ${max}`);
+  return Number(v);
+}
+
+function required(q: URLSearchParams, name: string): string {
+  const v = q.get(name);
+  if (!v) throw new HttpError(400, 'VALIDATION_FAILED', `query parameter ${name} is required`);
+  return v;
+}
+
+async function restPage(req: Request, key: string | string[] | undefined, q: URLSearchParams) {
+  const orgId = required(q, 'orgId');
+  const portfolioId = required(q, 'portfolioId');
+  const limit = intParam(q, 'limit', 100, 5000);
+  const startKey = q.get('startKey');
+  const caller = await req.auth(key);
+  const scope = `portfolio-projects:${portfolioId}`;
+  const bound = startKey ? req.cursors.decode(scope, startKey) : undefined;
+  await req.portfolio(caller, orgId, portfolioId);
+  const [rows] = await req.pages('portfolio-projects', [{ orgId, id: portfolioId }], limit, bound);
+  const page = rows.slice(0, limit);
+  const [schemas, users] = await Promise.all([
+    req.schemas(caller, orgId, ['project']),
+    hasPeople(page) ? req.users(caller, orgId) : new Map<string, { id: string; name: string }>(),
+  ]);
+  const schema = schemas.get('project')!;
+  const last = page.at(-1);
+  return {
+    items: page.map((r) => ({
+      id: r.id,
+      properties: restProperties(r, schema.byId, users, true),
+      created_at: r.created_at.toISOString(),
+      updated_at: r.updated_at.toISOString(),
+    })),
+    nextKey:
+      rows.length > limit && last ? req.cursors.encode(scope, [last.sort_at.getTime(), last.id]) : null,
+  };
+}
+
+/** portfolio → projects(first) → contacts(first) → parcels(first), typed values at each level. */
+async function nested(req: Request, key: string | string[] | undefined, q: URLSearchParams) {
+  const orgId = required(q, 'orgId');
+  const portfolioId = required(q, 'portfolioId');
+  const nProjects = intParam(q, 'projects', 100, 5000);
+  const nContacts = intParam(q, 'contacts', 10, 5000);
+  const nParcels = intParam(q, 'parcels', 5, 5000);
+  const caller = await req.auth(key);
+  await req.portfolio(caller, orgId, portfolioId);
+  const [projectRows] = await req.pages('portfolio-projects', [{ orgId, id: portfolioId }], nProjects);
+  const projects = projectRows.slice(0, nProjects);
+  const contactPages = await req.pages(
+    'project-contacts',
+    projects.map((p) => ({ orgId, id: p.id })),
+    nContacts,
+  );
+  const contacts = contactPages.flatMap((rows) => rows.slice(0, nContacts));
+  const parcelPages = await req.pages(
+    'contact-parcels',
+    contacts.map((c) => ({ orgId, id: c.id })),
+    nParcels,
+  );
+  const [s, users] = await Promise.all([
+    req.schemas(caller, orgId, ['project', 'contact', 'parcel']),
+    req.users(caller, orgId),
+  ]);
+  const conn = (
+    scopeList: string,
+    parentId: string,
+    rows: Row[],
+    n: number,
+    node: (r: Row, i: number) => unknown,
+  ) => {
+    const page = rows.slice(0, n);
+    const last = page.at(-1);
+    return {
+      pageInfo: {
+        hasNextPage: rows.length > n,
+        endCursor: last
+          ? req.cursors.encode(`${scopeList}:${parentId}`, [last.sort_at.getTime(), last.id])
+          : null,
+      },
+      nodes: page.map(node),
+    };
+  };
+  let ci = 0;
+  const projectDefs = s.get('project')!.list;
+  const contactDefs = s.get('contact')!.list;
+  const parcelDefs = s.get('parcel')!.list;
+  return {
+    data: {
+      organization: {
+        portfolio: {
+          projects: conn('portfolio-projects', portfolioId, projectRows, nProjects, (p, pi) => ({
+            id: p.id,
+            values: typedValues(p, projectDefs, users),
+            contacts: conn('project-contacts', p.id, contactPages[pi], nContacts, (c) => {
+              const parcels = parcelPages[ci++];
+              return {
+                id: c.id,
+                values: typedValues(c, contactDefs, users),
+                parcels: conn('contact-parcels', c.id, parcels, nParcels, (x) => ({
+                  id: x.id,
+                  values: typedValues(x, parcelDefs, users),
+                })),
+              };
+            }),
+          })),
+        },
+      },
+    },
+  };
+}
+
+// ---- Server ----
+
+async function openPool(): Promise<{ pool: Queryable; close: () => Promise<void> }> {
+  if (process.env.DATABASE_URL) {
+    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+    pool.on('error', () => {});
+    return { pool, close: () => pool.end() };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const pglite = await PGlite.create(process.env.SDG_DATA_DIR ?? './.data/pglite');
+  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
+  return {
+    pool,
+    close: async () => {
+      await pool.end();
+      await pglite.close();
+    },
+  };
+}
+
+async function main() {
+  const { pool, close } = await openPool();
+  const secretRow = (
+    await pool.query<{ value: string }>("select value from instance_settings where key = 'cursor_secret'")
+  ).rows[0];
+  const cursors = new Cursors(process.env.CURSOR_SECRET || secretRow.value);
+  const expose = process.env.SDG_EXPOSE_SQL_COUNT === '1';
+  const cache = new OrgCache();
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const r = new Request(pool, cursors, cache);
+    const send = (status: number, body: unknown) => {
+      const json = JSON.stringify(body);
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(json),
+      };
+      if (expose) headers['x-sql-statements'] = r.statements;
+      res.writeHead(status, headers).end(json);
+    };
+    let work: Promise<unknown> | undefined;
+    if (req.method === 'GET' && url.pathname === '/projects/v1')
+      work = restPage(r, req.headers['x-api-key'], url.searchParams);
+    else if (req.method === 'GET' && url.pathname === '/nested')
+      work = nested(r, req.headers['x-api-key'], url.searchParams);
+    else if (req.method === 'GET' && url.pathname === '/healthz') work = Promise.resolve({ status: 'ok' });
+    if (!work) return send(404, { error: { code: 'NOT_FOUND', message: 'no such route' } });
+    work.then(
+      (body) => send(200, body),
+      (err) =>
+        err instanceof HttpError
+          ? send(err.status, { error: { code: err.code, message: err.message } })
+          : send(500, { error: { code: 'INTERNAL', message: String(err?.message ?? err) } }),
+    );
+  });
+  server.keepAliveTimeout = 72_000;
+  const port = Number(process.env.PORT ?? 4100);
+  const host = process.env.HOST ?? '127.0.0.1';
+  server.listen(port, host, () => process.stdout.write(`baseline listening on http://${host}:${port}\n`));
+  const stop = () => {
+    server.close();
+    server.closeAllConnections();
+    close().finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((err) => {
+  process.stderr.write(`baseline failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

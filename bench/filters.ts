@@ -1,0 +1,109 @@
+/**
+ * Benchmark scenarios for GraphQL list filters, sorting and search (issue 8), ready to be added to
+ * SCENARIOS (bench/scenarios.ts). Not wired in yet: the runner must
+ *   1. once per dataset, create the sort index the deep-sort scenario relies on: `sortIndexes(db, orgId)`
+ *      (what an operator does for a property front-ends sort by; see order.ts sortIndexSql);
+ *   2. before loading, fetch the deep cursor under the sort: `sortCursor(post, ctx)`;
+ *   3. spread FILTER_SCENARIOS into SCENARIOS with the context extended by `sortCursor`.
+ * Plans of the same three shapes are checked on every test run by test/filters-plan.test.ts.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../src/db/types.js';
+import { sortIndexSql } from '../src/modules/records/order.js';
+import { schemasByKeys } from '../src/modules/schema/repository.js';
+import type { RequestSpec, Scenario, ScenarioContext } from './scenarios.js';
+
+export interface FilterScenarioContext extends ScenarioContext {
+  /** Cursor of the 150th project from the end under SORT (capacity_mw DESC). */
+  sortCursor: string;
+}
+
+const gql = (query: string, variables: Record<string, unknown>): RequestSpec => ({
+  method: 'POST',
+  path: '/graphql',
+  body: JSON.stringify({ query, variables }),
+});
+
+/** The sort of the deep-sort scenario. */
+export const SORT = [{ property: 'capacity_mw', direction: 'DESC' }];
+
+export const FILTER_PAGE_QUERY = `query Filtered($orgId: ID!, $portfolioId: ID!, $first: Int!, $after: String,
+  $filter: RecordFilter, $orderBy: [RecordOrder!], $search: String) {
+  organization(id: $orgId) { portfolio(id: $portfolioId) {
+    projects(first: $first, after: $after, filter: $filter, orderBy: $orderBy, search: $search) {
+      edges { cursor node { id properties } } pageInfo { hasNextPage endCursor }
+    }
+  } } }`;
+
+export const SORT_LAST_QUERY = `query SortLast($orgId: ID!, $portfolioId: ID!, $orderBy: [RecordOrder!]) {
+  organization(id: $orgId) { portfolio(id: $portfolioId) {
+    projects(last: 150, orderBy: $orderBy) { edges { cursor } } } } }`;
+
+/** Seed-time DDL: the two expression indexes of the sort property, for the bench org. */
+export async function sortIndexes(db: Kysely<DB>, orgId: string): Promise<void> {
+  const [schema] = await schemasByKeys(db, [{ orgId, kind: 'project' }]);
+  for (const ddl of sortIndexSql('projects', schema, 'capacity_mw')) await ddl.execute(db);
+}
+
+/** Fetches the deep-sort cursor through the public API (like the runner's deepCursor). */
+export async function sortCursor(
+  post: (
+    spec: RequestSpec,
+  ) => Promise<{ data: { organization: { portfolio: { projects: { edges: { cursor: string }[] } } } } }>,
+  c: ScenarioContext,
+): Promise<string> {
+  const r = await post(gql(SORT_LAST_QUERY, { orgId: c.orgId, portfolioId: c.portfolioId, orderBy: SORT }));
+  return r.data.organization.portfolio.projects.edges[0].cursor;
+}
+
+const page = (variables: (c: FilterScenarioContext) => Record<string, unknown>) => (c: ScenarioContext) => {
+  const spec = gql(FILTER_PAGE_QUERY, {
+    orgId: c.orgId,
+    portfolioId: c.portfolioId,
+    first: 100,
+    ...variables(c as FilterScenarioContext),
+  });
+  return () => spec;
+};
+
+export const FILTER_SCENARIOS: Scenario[] = [
+  {
+    id: 'f1',
+    title: 'GraphQL selective filter: capacity ≥ 295 MW and stage operating, first 100',
+    write: false,
+    gateway: page(() => ({
+      filter: {
+        and: [
+          { property: { id: 'capacity_mw', number: { gte: 295 } } },
+          { property: { id: 'stage', select: { in: ['operating'] } } },
+        ],
+      },
+    })),
+  },
+  {
+    id: 'f2',
+    title: 'GraphQL sort by capacity DESC, deep cursor (150 from the end), 100',
+    write: false,
+    gateway: page((c) => ({ orderBy: SORT, after: c.sortCursor })),
+  },
+  {
+    id: 'f3',
+    title: 'GraphQL search "solar 4242" (trigram), first 100',
+    write: false,
+    gateway: page(() => ({ search: 'Solar 4242' })),
+  },
+  {
+    id: 'f4',
+    title: 'GraphQL facets: stage counts under a filter',
+    write: false,
+    gateway: (c) => {
+      const spec = gql(
+        `query Facets($orgId: ID!, $portfolioId: ID!) { organization(id: $orgId) { portfolio(id: $portfolioId) {
+          projects(first: 0, filter: { property: { id: "capacity_mw", number: { gte: 200 } } }) {
+            totalCount facets(propertyId: "stage") { value label count } } } } }`,
+        { orgId: c.orgId, portfolioId: c.portfolioId },
+      );
+      return () => spec;
+    },
+  },
+];

@@ -1,0 +1,158 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** User + system CPU seconds the process has used (/proc/<pid>/stat, clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A server under test, in its own process. Memory comes from /proc: VmRSS sampled while load runs,
+ * and VmHWM (the kernel's peak), reset before each measured run by writing 5 to clear_refs.
+ */
+export class ServerProcess {
+  readonly url: string;
+  private child: ChildProcess;
+  private exited: Promise<number | null>;
+  private sampler?: NodeJS.Timeout;
+  private sampledPeakKb = 0;
+  private cpuAtStart = 0;
+  private rssAtStartKb = 0;
+
+  constructor(
+    readonly name: string,
+    command: string,
+    args: string[],
+    env: Record<string, string>,
+    readonly port: number,
+    logFile: string,
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+    this.child = spawn(command, args, {
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const log = createWriteStream(logFile);
+    this.child.stdout!.pipe(log);
+    this.child.stderr!.pipe(log);
+    this.exited = new Promise((ok) => this.child.on('exit', (code) => ok(code)));
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Polls /healthz until it answers, or fails when the process dies or time runs out. */
+  async ready(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let dead = false;
+    void this.exited.then(() => {
+      dead = true;
+    });
+    while (Date.now() < deadline) {
+      if (dead)
+        throw new Error(
+          `${this.name} exited during start-up (exit code ${this.child.exitCode}); see its log`,
+        );
+      try {
+        const r = await fetch(`${this.url}/healthz`);
+        if (r.ok) return;
+      } catch {}
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`${this.name} did not become ready within ${timeoutMs / 1000}s`);
+  }
+
+  /**
+   * Waits until the server is idle (under 5% of a core over 250 ms), so requests a load run
+   * abandoned when it stopped do not spill into the next run. Gives up after `maxMs`.
+   */
+  async waitIdle(maxMs = 120_000): Promise<void> {
+    const deadline = Date.now() + maxMs;
+    let last = cpuSeconds(this.pid) ?? 0;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      const now = cpuSeconds(this.pid);
+      if (now === undefined || now - last < 0.0125) return;
+      last = now;
+    }
+  }
+
+  rssMb(): number | undefined {
+    const kb = statusKb(this.pid, 'VmRSS');
+    return kb === undefined ? undefined : kb / 1024;
+  }
+
+  /** Starts a measuring window: resets the kernel's RSS peak, samples RSS every 50 ms, notes CPU time. */
+  startWindow(): void {
+    this.cpuAtStart = cpuSeconds(this.pid) ?? 0;
+    try {
+      writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
+    } catch {}
+    this.sampledPeakKb = statusKb(this.pid, 'VmRSS') ?? 0;
+    this.rssAtStartKb = this.sampledPeakKb;
+    this.sampler = setInterval(() => {
+      this.sampledPeakKb = Math.max(this.sampledPeakKb, statusKb(this.pid, 'VmRSS') ?? 0);
+    }, 50);
+  }
+
+  /**
+   * Ends the window: peak RSS in MB (the kernel's VmHWM, or the sampled peak without /proc access)
+   * and the CPU seconds the server used meanwhile.
+   */
+  endWindow(): { peakRssMb: number; startRssMb: number; cpuSec: number } {
+    clearInterval(this.sampler);
+    const hwm = statusKb(this.pid, 'VmHWM') ?? 0;
+    return {
+      peakRssMb: Math.max(hwm, this.sampledPeakKb) / 1024,
+      startRssMb: this.rssAtStartKb / 1024,
+      cpuSec: (cpuSeconds(this.pid) ?? 0) - this.cpuAtStart,
+    };
+  }
+
+  /** Lifetime peak RSS (MB) as the kernel saw it since the last reset. */
+  peakMb(): number {
+    return (statusKb(this.pid, 'VmHWM') ?? 0) / 1024;
+  }
+
+  /** SIGTERM, then SIGKILL after the grace period. Resolves with the exit code (null when killed). */
+  async stop(graceMs = 20_000): Promise<number | null> {
+    clearInterval(this.sampler);
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * `npm run bench` — seeds (or reuses) a benchmark dataset, starts the gateway and a raw baseline as
+ * their own processes, drives them with autocannon and writes the results to bench/results/.
+ * `npm run bench -- --help` lists the options.
+ */
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { toMarkdown, writeResults } from './report.js';
+import { type BenchOptions, DEFAULTS, defaultCommands, runBench } from './runner.js';
+
+const HELP = `npm run bench -- [options]
+
+  --scale <n>          dataset size; 1 = 3 portfolios, 100k projects, 300k parcels, 100k contacts,
+                       ~500k links (default ${DEFAULTS.scale})
+  --pglite             run against embedded PGlite (folder --pglite-dir) instead of Postgres
+  --db <name>          bench database on the Postgres server (default ${DEFAULTS.dbName}); the server is
+                       DATABASE_URL's (default postgres://postgres@127.0.0.1:5432/postgres)
+  --pglite-dir <dir>   PGlite folder (default ${DEFAULTS.pgliteDir})
+  --reseed             drop and reseed even if a seeded database of this scale exists
+  --quick              ${DEFAULTS.quick.warmup}s warm-up + ${DEFAULTS.quick.duration}s per run instead of ${DEFAULTS.warmup}s + ${DEFAULTS.duration}s
+  --duration <s>       measured seconds per run      --warmup <s>   warm-up seconds per run
+  --heavy-requests <n> requests per connection in the slow scenarios (3, 7), which are measured by
+                       count, not duration (default ${DEFAULTS.heavyRequestsPerConnection}; --quick ${DEFAULTS.quick.heavyRequestsPerConnection})
+  --connections <list> concurrency levels (default ${DEFAULTS.connections.join(',')})
+  --only <ids>         scenarios to run, e.g. 1,2,7 (default: all)
+  --no-baseline        skip the raw baseline
+  --filters            also run the filter / sort / search / facet scenarios f1–f4 (bench/filters.ts)
+  --cpu-prof           run both servers with --cpu-prof (profiles in bench/results/raw/profiles) and
+                       summarize them in the results
+  --gateway <file>     server entry to run instead of dist/src/server.js (A/B a change)
+  --label <name>       suffix for the result files
+  --no-write           print the table, write no result files
+`;
+
+async function main() {
+  const { values: v } = parseArgs({
+    options: {
+      scale: { type: 'string' },
+      pglite: { type: 'boolean', default: false },
+      db: { type: 'string' },
+      'pglite-dir': { type: 'string' },
+      reseed: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      'heavy-requests': { type: 'string' },
+      connections: { type: 'string' },
+      only: { type: 'string' },
+      'no-baseline': { type: 'boolean', default: false },
+      filters: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      gateway: { type: 'string' },
+      label: { type: 'string' },
+      'no-write': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (v.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const num = (name: string, s: string | undefined, fallback: number) => {
+    if (s === undefined) return fallback;
+    const x = Number(s);
+    if (!Number.isFinite(x) || x <= 0) throw new Error(`--${name} must be a positive number, got "${s}"`);
+    return x;
+  };
+  const cmds = defaultCommands();
+  const o: BenchOptions = {
+    scale: num('scale', v.scale, DEFAULTS.scale),
+    backend: v.pglite ? 'pglite' : 'postgres',
+    serverUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    dbName: v.db ?? DEFAULTS.dbName,
+    pgliteDir: v['pglite-dir'] ?? join(PACKAGE_ROOT, DEFAULTS.pgliteDir),
+    reseed: v.reseed,
+    connections: v.connections
+      ? v.connections.split(',').map((x) => num('connections', x, 1))
+      : DEFAULTS.connections,
+    duration: num('duration', v.duration, v.quick ? DEFAULTS.quick.duration : DEFAULTS.duration),
+    warmup: v.warmup === '0' ? 0 : num('warmup', v.warmup, v.quick ? DEFAULTS.quick.warmup : DEFAULTS.warmup),
+    heavyRequestsPerConnection: num(
+      'heavy-requests',
+      v['heavy-requests'],
+      v.quick ? DEFAULTS.quick.heavyRequestsPerConnection : DEFAULTS.heavyRequestsPerConnection,
+    ),
+    only: v.only ? v.only.split(',').map((x) => x.trim()) : [],
+    baseline: !v['no-baseline'],
+    filters: v.filters,
+    gateway: v.gateway ? { command: process.execPath, args: [resolve(v.gateway)] } : cmds.gateway,
+    baselineServer: cmds.baselineServer,
+    cpuProf: v['cpu-prof'],
+    rawDir: join(PACKAGE_ROOT, 'bench/results/raw'),
+    quiet: false,
+  };
+  const results = await runBench(o);
+  const md = toMarkdown(results);
+  process.stdout.write(`\n${md}\n`);
+  if (!v['no-write']) {
+    const files = writeResults(results, join(PACKAGE_ROOT, 'bench/results'), v.label);
+    process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
