@@ -10,6 +10,8 @@ export interface LoadOptions {
   /** Run until this many responses instead of for `duration` (slow scenarios: every connection completes some). */
   amount?: number;
   next: (n: number) => RequestSpec;
+  /** Also return every latency, to merge runs that went to several servers at once. */
+  keepLatencies?: boolean;
 }
 
 export interface LoadResult {
@@ -28,9 +30,11 @@ export interface LoadResult {
   wireBytes: number;
   /** `x-sql-statements` over all responses. */
   sql: { min: number; max: number; mean: number } | null;
+  /** Latencies (ms) of the successful responses, sorted; only with `keepLatencies`. */
+  latencies?: Float64Array;
 }
 
-const percentile = (sorted: Float64Array, p: number) =>
+export const percentile = (sorted: Float64Array, p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
 const r2 = (v: number) => Math.round(v * 100) / 100;
 
@@ -114,6 +118,7 @@ export function runLoad(o: LoadOptions): Promise<LoadResult> {
           bodyBytes: bodies ? Math.round(body / bodies) : 0,
           wireBytes: count ? Math.round(wire / count) : 0,
           sql: sqlCount ? { min: sqlMin, max: sqlMax, mean: r2(sqlSum / sqlCount) } : null,
+          ...(o.keepLatencies ? { latencies: sorted } : {}),
         });
       },
     );

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A free TCP port on 127.0.0.1. */
@@ -25,7 +25,7 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
 }
 
 /** User + system CPU seconds the process has used (/proc/<pid>/stat, clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number | undefined {
+export function cpuSeconds(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
@@ -33,6 +33,36 @@ function cpuSeconds(pid: number): number | undefined {
     return (Number(f[11]) + Number(f[12])) / 100;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * CPU seconds used by every process whose command is `name` (say, all of Postgres' backends and
+ * background workers), as far as /proc lets us see them. Processes that exited meanwhile drop out,
+ * so take deltas over short windows in which the set is stable.
+ */
+export function cpuSecondsOf(name: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      total += cpuSeconds(Number(entry)) ?? 0;
+    } catch {}
+  }
+  return total;
+}
+
+/** Busy and total CPU seconds of the whole machine, summed over its cores (/proc/stat). */
+export function machineCpuSeconds(): { busy: number; total: number } {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+    const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: (total - f[3] - f[4]) / 100, total: total / 100 };
+  } catch {
+    return { busy: 0, total: 0 };
   }
 }
 

@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { toMarkdown, writeResults } from './report.js';
 import { type BenchOptions, DEFAULTS, defaultCommands, runBench } from './runner.js';
+import { runScaleout, SCALEOUT_DEFAULTS } from './scaleout.js';
+import { scaleoutMarkdown, writeScaleout } from './scaleout-report.js';
 
 const HELP = `npm run bench -- [options]
 
@@ -29,6 +31,11 @@ const HELP = `npm run bench -- [options]
   --cpu-prof           run both servers with --cpu-prof (profiles in bench/results/raw/profiles) and
                        summarize them in the results
   --gateway <file>     server entry to run instead of dist/src/server.js (A/B a change)
+  --scaleout           instead of the scenarios above: the REST first page (1) and the nested query
+                       (7) against 1 and then 2 gateway processes on one Postgres database, with
+                       where every core went (Postgres only; see bench/README.md)
+  --processes <list>   with --scaleout: process counts to compare (default ${SCALEOUT_DEFAULTS.processes.join(',')}); --only
+                       picks the scenarios and --connections the levels (default ${SCALEOUT_DEFAULTS.connections.join(',')})
   --label <name>       suffix for the result files
   --no-write           print the table, write no result files
 `;
@@ -51,6 +58,8 @@ async function main() {
       filters: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       gateway: { type: 'string' },
+      scaleout: { type: 'boolean', default: false },
+      processes: { type: 'string' },
       label: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -94,6 +103,27 @@ async function main() {
     rawDir: join(PACKAGE_ROOT, 'bench/results/raw'),
     quiet: false,
   };
+  if (v.scaleout) {
+    if (o.backend !== 'postgres')
+      throw new Error(
+        '--scaleout needs Postgres: two processes cannot share one PGlite database. Drop --pglite.',
+      );
+    const r = await runScaleout({
+      ...o,
+      processes: v.processes
+        ? v.processes.split(',').map((x) => Math.round(num('processes', x, 1)))
+        : SCALEOUT_DEFAULTS.processes,
+      connections: v.connections ? o.connections : SCALEOUT_DEFAULTS.connections,
+      scenarios: o.only.length ? o.only : SCALEOUT_DEFAULTS.scenarios,
+    });
+    process.stdout.write(`\n${scaleoutMarkdown(r)}\n`);
+    if (!v['no-write']) {
+      const files = writeScaleout(r, join(PACKAGE_ROOT, 'bench/results'), v.label);
+      process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
+    }
+    return;
+  }
+  if (v.processes) throw new Error('--processes only applies with --scaleout');
   const results = await runBench(o);
   const md = toMarkdown(results);
   process.stdout.write(`\n${md}\n`);

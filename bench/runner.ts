@@ -16,7 +16,14 @@ import {
   type Scenario,
   type ScenarioContext,
 } from './scenarios.js';
-import { type DatasetInfo, prepareRun, readDataset, SEED_VERSION, seedDataset } from './seed.js';
+import {
+  type DatasetInfo,
+  prepareRun,
+  type RunFixture,
+  readDataset,
+  SEED_VERSION,
+  seedDataset,
+} from './seed.js';
 import { dropStore, openStore, type StoreTarget, storeExists } from './store.js';
 import { evaluateTargets, type TargetCheck } from './targets.js';
 
@@ -128,7 +135,7 @@ export interface BenchResults {
 
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : undefined);
 
-const say = (o: BenchOptions, line: string) => {
+const say = (o: Pick<BenchOptions, 'quiet'>, line: string) => {
   if (!o.quiet) process.stderr.write(`${line}\n`);
 };
 
@@ -167,10 +174,22 @@ async function probe(url: string, apiKey: string, spec: RequestSpec): Promise<Pr
   };
 }
 
-/** Seeds (or reuses) the dataset, starts the servers, probes and loads every scenario, evaluates the targets. */
-export async function runBench(o: BenchOptions): Promise<BenchResults> {
-  const startedAt = new Date().toISOString();
-  mkdirSync(o.rawDir, { recursive: true });
+export interface PreparedDataset {
+  dataset: DatasetInfo;
+  fixture: RunFixture;
+  database: BenchResults['database'];
+  /** What a server process needs to reach the bench database (DATABASE_URL or SDG_DATA_DIR). */
+  serverEnv: Record<string, string>;
+  /** The project with the most contacts in the read portfolio (scenario 4). */
+  busiestProjectId: string;
+}
+
+/** Seeds (or reuses) the bench dataset and prepares this run's key and write targets. */
+export async function prepareDataset(
+  o: Pick<BenchOptions, 'backend' | 'serverUrl' | 'dbName' | 'pgliteDir' | 'reseed' | 'scale' | 'quiet'> & {
+    filters?: boolean;
+  },
+): Promise<PreparedDataset> {
   const target: StoreTarget =
     o.backend === 'postgres'
       ? { backend: 'postgres', serverUrl: o.serverUrl, dbName: o.dbName }
@@ -202,31 +221,76 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     );
   }
   const dataset = info!;
-  const fixture = await prepareRun(store, dataset);
-  const portfolioId = dataset.portfolioIds[0];
-  const { rows: busiest } = await sql<{ project_id: string }>`
-    select project_id from project_contacts where org_id = ${dataset.orgId} and portfolio_id = ${portfolioId}
-    group by project_id order by count(*) desc, project_id limit 1`.execute(store.db);
-  const { rows: ver } = await sql<{ v: string }>`select current_setting('server_version') as v`.execute(
-    store.db,
-  );
-  // The deep-sort scenario needs the sort index an operator would create (idempotent).
-  if (o.filters) await sortIndexes(store.db, dataset.orgId);
-  const database = { backend: store.backend, describe: store.describe, version: ver[0].v, reused };
-  const serverEnv = store.serverEnv;
-  await store.close();
+  try {
+    const fixture = await prepareRun(store, dataset);
+    const { rows: busiest } = await sql<{ project_id: string }>`
+      select project_id from project_contacts where org_id = ${dataset.orgId} and portfolio_id = ${dataset.portfolioIds[0]}
+      group by project_id order by count(*) desc, project_id limit 1`.execute(store.db);
+    const { rows: ver } = await sql<{ v: string }>`select current_setting('server_version') as v`.execute(
+      store.db,
+    );
+    // The deep-sort scenario needs the sort index an operator would create (idempotent).
+    if (o.filters) await sortIndexes(store.db, dataset.orgId);
+    return {
+      dataset,
+      fixture,
+      database: { backend: store.backend, describe: store.describe, version: ver[0].v, reused },
+      serverEnv: store.serverEnv,
+      busiestProjectId: busiest[0]?.project_id ?? '',
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The gateway's environment under load: production mode, warn logs, SQL counted per request. The
+ * per-key rate limiter stays on (its cost is part of every request) but can never trigger.
+ */
+export const gatewayEnv = (serverEnv: Record<string, string>) => ({
+  ...serverEnv,
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  SDG_SEED_DEMO: '0',
+  SDG_EXPOSE_SQL_COUNT: '1',
+  RATE_LIMIT_PER_SECOND: '1000000000',
+  RATE_LIMIT_BURST: '1000000000',
+});
+
+/** The scenarios' context; the deep page's cursor is read through the gateway's public API. */
+export async function scenarioContext(url: string, p: PreparedDataset): Promise<ScenarioContext> {
+  const portfolioId = p.dataset.portfolioIds[0];
+  const last = await probe(url, p.fixture.apiKey, {
+    method: 'POST',
+    path: '/graphql',
+    body: JSON.stringify({
+      query: LAST_PAGE_QUERY,
+      variables: { orgId: p.dataset.orgId, portfolioId, last: 150 },
+    }),
+  });
+  const edges = (last.body as any)?.data?.organization?.portfolio?.projects?.edges;
+  if (last.status !== 200 || !edges?.length)
+    throw new Error(`could not read the last page: ${JSON.stringify(last.body).slice(0, 300)}`);
+  return {
+    apiKey: p.fixture.apiKey,
+    orgId: p.dataset.orgId,
+    portfolioId,
+    scratchPortfolioId: p.dataset.scratchPortfolioId,
+    deepCursor: edges[0].cursor,
+    contactsProjectId: p.busiestProjectId,
+    writeProjectIds: p.fixture.writeProjectIds,
+  };
+}
+
+/** Seeds (or reuses) the dataset, starts the servers, probes and loads every scenario, evaluates the targets. */
+export async function runBench(o: BenchOptions): Promise<BenchResults> {
+  const startedAt = new Date().toISOString();
+  mkdirSync(o.rawDir, { recursive: true });
+  const prepared = await prepareDataset(o);
+  const { dataset, fixture, database, serverEnv } = prepared;
 
   // ---- Servers: the gateway in production mode; the baseline next to it when the backend allows ----
-  // The per-key rate limiter stays on (its cost is part of every request) but can never trigger.
-  const env = {
-    ...serverEnv,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    SDG_SEED_DEMO: '0',
-    SDG_EXPOSE_SQL_COUNT: '1',
-    RATE_LIMIT_PER_SECOND: '1000000000',
-    RATE_LIMIT_BURST: '1000000000',
-  };
+  const env = gatewayEnv(serverEnv);
   const profileDir = join(o.rawDir, 'profiles');
   const runStamp = startedAt.replace(/[-:.TZ]/g, '');
   const profArgs = (who: string) =>
@@ -282,26 +346,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   let baseline = o.baseline && together ? await startBaseline() : undefined;
 
   try {
-    const last = await probe(gateway.url, fixture.apiKey, {
-      method: 'POST',
-      path: '/graphql',
-      body: JSON.stringify({
-        query: LAST_PAGE_QUERY,
-        variables: { orgId: dataset.orgId, portfolioId, last: 150 },
-      }),
-    });
-    const edges = (last.body as any)?.data?.organization?.portfolio?.projects?.edges;
-    if (last.status !== 200 || !edges?.length)
-      throw new Error(`could not read the last page: ${JSON.stringify(last.body).slice(0, 300)}`);
-    const ctx: ScenarioContext & Partial<FilterScenarioContext> = {
-      apiKey: fixture.apiKey,
-      orgId: dataset.orgId,
-      portfolioId,
-      scratchPortfolioId: dataset.scratchPortfolioId,
-      deepCursor: edges[0].cursor,
-      contactsProjectId: busiest[0]?.project_id ?? '',
-      writeProjectIds: fixture.writeProjectIds,
-    };
+    const ctx: ScenarioContext & Partial<FilterScenarioContext> = await scenarioContext(
+      gateway.url,
+      prepared,
+    );
     if (o.filters) {
       ctx.sortCursor = await sortCursor(async (spec) => {
         const r = await probe(gateway.url, fixture.apiKey, spec);

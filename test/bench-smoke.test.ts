@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { writeResults } from '../bench/report.js';
 import { type BenchOptions, defaultCommands, runBench } from '../bench/runner.js';
+import { runScaleout } from '../bench/scaleout.js';
+import { writeScaleout } from '../bench/scaleout-report.js';
 import { dropStore } from '../bench/store.js';
 
 /**
@@ -73,3 +75,57 @@ test('the benchmark seeds, serves every scenario without errors and reports', {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/**
+ * `npm run bench -- --scaleout` in miniature (Postgres only: two processes cannot share PGlite):
+ * the load really reaches both processes, and every run accounts for the machine's cores.
+ */
+test.skipIf(!process.env.DATABASE_URL)(
+  'the scale-out bench splits the load over 1 and then 2 gateways and accounts for the cores',
+  { timeout: 240_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdg-scaleout-smoke-'));
+    const url = process.env.DATABASE_URL!;
+    const dbName = `sdg_bench_scaleout_${process.pid}`;
+    try {
+      const r = await runScaleout({
+        scale: 0.01,
+        serverUrl: url,
+        dbName,
+        reseed: true,
+        connections: [2],
+        duration: 0.5,
+        warmup: 0,
+        heavyRequestsPerConnection: 1,
+        gateway: defaultCommands().gatewayTs,
+        rawDir: join(dir, 'raw'),
+        quiet: true,
+        processes: [1, 2],
+        scenarios: ['1', '7'],
+      });
+      expect(r.scenarios.map((s) => s.id)).toEqual(['1', '7']);
+      for (const s of r.scenarios) {
+        expect(
+          s.runs.map((x) => x.processes),
+          s.id,
+        ).toEqual([1, 2]);
+        for (const run of s.runs) {
+          expect(run.errors, s.id).toBe(0);
+          expect(run.perProcess.length, s.id).toBe(run.processes);
+          for (const n of run.perProcess) expect(n, s.id).toBeGreaterThan(0);
+          expect(run.cores.gateways, s.id).toBeGreaterThan(0);
+          expect(run.cores.postgres, s.id).toBeGreaterThan(0);
+          expect(run.cores.loadGenerator, s.id).toBeGreaterThan(0);
+        }
+        expect(s.ratios.length, s.id).toBe(1);
+        expect(s.ratios[0].ratio, s.id).toBeGreaterThan(0);
+      }
+      const md = readFileSync(writeScaleout(r, join(dir, 'results'))[0], 'utf8');
+      expect(md).toContain('### Throughput ratio');
+      expect(md).toContain('| 7. GraphQL nested');
+    } finally {
+      await dropStore({ backend: 'postgres', serverUrl: url, dbName });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
