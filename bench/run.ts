@@ -114,6 +114,10 @@ async function main() {
         ? v.processes.split(',').map((x) => Math.round(num('processes', x, 1)))
         : SCALEOUT_DEFAULTS.processes,
       connections: v.connections ? o.connections : SCALEOUT_DEFAULTS.connections,
+      // Long enough that a split run of the nested query lasts seconds, not one autocannon tick.
+      heavyRequestsPerConnection: v['heavy-requests']
+        ? o.heavyRequestsPerConnection
+        : 2 * o.heavyRequestsPerConnection,
       scenarios: o.only.length ? o.only : SCALEOUT_DEFAULTS.scenarios,
     });
     process.stdout.write(`\n${scaleoutMarkdown(r)}\n`);

@@ -204,14 +204,16 @@ export async function runScaleout(o: ScaleoutOptions): Promise<ScaleoutResults> 
           await settle(servers);
 
           const requests = loads.reduce((a, l) => a + l.requests, 0);
-          // The slowest share sets the run's length: total requests over it.
-          const elapsed = Math.max(...loads.map((l) => l.durationSec));
+          // The slowest share sets the run's length: total requests over it. Runs measured by count
+          // end at their last response, while autocannon only notices on its next 1 s tick: CPU is
+          // divided by the active time, or that idle tail would show up as idle cores.
+          const elapsed = Math.min(wall, Math.max(...loads.map((l) => l.durationSec)));
           const all = Float64Array.from(loads.flatMap((l) => Array.from(l.latencies ?? []))).sort();
           const gatewaySec = windows.reduce((a, w) => a + w.cpuSec, 0);
           const genSec = (gen.user + gen.system) / 1e6;
-          const cores = (sec: number) => r2(sec / wall);
+          const cores = (sec: number) => r2(sec / elapsed);
           const machineCores = (m1.total - m0.total) / wall;
-          const busyCores = (m1.busy - m0.busy) / wall;
+          const busyCores = Math.min(machineCores, (m1.busy - m0.busy) / elapsed);
           const run: ScaleoutRun = {
             processes: n,
             connections: c,
