@@ -8,7 +8,7 @@ import fastifyApollo from '@as-integrations/fastify';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { type Context, routeToReadPool } from './context.js';
-import { type Database, statementCounter } from './db/database.js';
+import { type Database, forRequest, type StatementCounter } from './db/database.js';
 import { AppError } from './errors.js';
 import { GRAPHIQL_PUBLIC_PATHS, registerGraphiQL } from './graphiql/routes.js';
 import { formatGraphQLError } from './graphql/errors.js';
@@ -20,6 +20,13 @@ import { installRateLimit, type RateLimitConfig, type RateLimitStore } from './h
 import { OPENAPI_PUBLIC_PATHS, registerOpenApi } from './openapi/routes.js';
 import { CursorCodec } from './pagination/cursor.js';
 import { registerRest } from './rest/adapter.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** SQL statements this request has run so far. */
+    statements: StatementCounter;
+  }
+}
 
 export interface AppOptions {
   database: Database;
@@ -88,15 +95,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
   });
-  // Every request runs inside its own SQL statement counter (see statementCounter); callback-style
-  // so that the handler continues inside the async context.
-  app.addHook('onRequest', (_req, _reply, done) => {
-    statementCounter.run({ count: 0 }, done);
+  // Every request counts its own SQL statements (see forRequest).
+  app.decorateRequest('statements', null as unknown as StatementCounter);
+  app.addHook('onRequest', async (req) => {
+    req.statements = { count: 0 };
   });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
-    if (opts.exposeStatementCount)
-      reply.header('x-sql-statements', String(statementCounter.getStore()?.count ?? 0));
+    if (opts.exposeStatementCount) reply.header('x-sql-statements', String(req.statements.count));
   });
   // Bodies are JSON only: without this, Fastify's default text/plain parser would turn a
   // wrongly-typed body into a 400 about its shape instead of a 415 about its type.
@@ -107,7 +113,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   const cursors = new CursorCodec(await loadCursorSecret(opts.database));
   const schema = buildSchema();
-  installAuth(app, db, cursors, (req) => PUBLIC.has(req.routeOptions.url ?? ''), opts.readDatabase?.db);
+  const { readDatabase } = opts;
+  installAuth(
+    app,
+    cursors,
+    (req) => PUBLIC.has(req.routeOptions.url ?? ''),
+    (req) => ({
+      db: forRequest(opts.database, req.statements),
+      readDb: readDatabase && forRequest(readDatabase, req.statements),
+    }),
+  );
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {

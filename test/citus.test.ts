@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Database } from '../src/db/database.js';
+import { type Database, forRequest } from '../src/db/database.js';
 import { CROSS_TENANT, TENANT_TABLES, tenantViolation } from '../src/db/tenant-guard.js';
 import { openTestDatabase } from './helpers/database.js';
 
@@ -102,5 +102,22 @@ describe('the tenant guard', () => {
     expect(tenantViolation('delete from project_contacts where project_id = $1')).toMatch(/project_contacts/);
     expect(tenantViolation('insert into contacts (id) values ($1)')).toMatch(/without org_id/);
     expect(tenantViolation(`${CROSS_TENANT} select * from org_members where user_id = $1`)).toBeUndefined();
+  });
+
+  test("a request's handle counts its statements and refuses one without org_id before it runs", async () => {
+    const counter = { count: 0 };
+    const db = forRequest(database, counter);
+    await db.selectFrom('projects').select('id').where('org_id', '=', 'org_x').execute();
+    await sql`select 1`.execute(db);
+    expect(counter.count).toBe(2);
+    const before = database.stats.statements;
+    await expect(db.deleteFrom('projects').where('id', '=', 'prj_x').execute()).rejects.toThrow(
+      /tenant guard: statement on projects does not filter on org_id/,
+    );
+    // Refused before it reached the database, so a write that breaks the rule never happens.
+    expect(database.stats.statements).toBe(before);
+    // The process-wide handle (admin tools, migrations) is not a request's: not counted, not guarded.
+    await database.db.deleteFrom('projects').where('id', '=', 'prj_x').execute();
+    expect(counter.count).toBe(2);
   });
 });

@@ -1,16 +1,28 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
-import { Kysely, type LogEvent, PostgresDialect } from 'kysely';
+import {
+  Kysely,
+  type KyselyPlugin,
+  type LogEvent,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  PostgresDialect,
+  PostgresQueryCompiler,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 import pg from 'pg';
 import { tenantViolation } from './tenant-guard.js';
 import type { DB } from './types.js';
 
-/** Per-request statement counter: tests and benchmarks read it to prove there is no N+1. */
-export const statementCounter = new AsyncLocalStorage<{ count: number }>();
+/** One request's SQL statements: tests and benchmarks read it to prove there is no N+1. */
+export interface StatementCounter {
+  count: number;
+}
 
 export interface DatabaseOptions {
   /** postgres://… for a real server; when absent, embedded PGlite is used. */
@@ -31,30 +43,59 @@ export interface Database {
   describe: string;
   /** Statements this database has run (all requests); tests compare pools with it. */
   stats: { statements: number };
+  /** Whether request-scoped handles refuse statements that do not filter on org_id. */
+  tenantGuard: boolean;
   close(): Promise<void>;
 }
 
-function countStatements(event: LogEvent, stats: { statements: number }) {
-  if (event.level === 'query') {
-    stats.statements++;
-    const store = statementCounter.getStore();
-    if (store) store.count++;
+const countStatements = (stats: { statements: number }) => (event: LogEvent) => {
+  if (event.level === 'query') stats.statements++;
+};
+
+const guardCompiler = new PostgresQueryCompiler();
+
+/**
+ * Counts a request's statements and, with the tenant guard, fails every statement on a tenant table
+ * that does not filter on org_id. A plugin on a per-request handle rather than AsyncLocalStorage:
+ * on Node 20 an active AsyncLocalStorage hooks every promise, which cost a fifth of the CPU of a
+ * REST page. Kysely calls transformQuery once for each statement it runs, raw `sql` included.
+ */
+class RequestPlugin implements KyselyPlugin {
+  constructor(
+    private readonly counter: StatementCounter,
+    private readonly tenantGuard: boolean,
+  ) {}
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (this.tenantGuard) {
+      const { sql } = guardCompiler.compileQuery(args.node, args.queryId);
+      const violation = tenantViolation(sql);
+      if (violation) throw new Error(`tenant guard: ${violation}: ${sql}`);
+    }
+    this.counter.count++;
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
   }
 }
 
 /**
- * Counting, plus the tenant guard when asked: a statement run while serving a request (inside the
- * request's counter) that does not filter on org_id fails. Admin tools and tests' own checks run
- * outside requests and are not guarded.
+ * The handle one request uses: the same pool, its statements counted in `counter` and, in tests,
+ * checked by the tenant guard. Admin tools, migrations and tests' own checks use `database.db`.
  */
-function logger(tenantGuard: boolean, stats: { statements: number }) {
-  return (event: LogEvent) => {
-    countStatements(event, stats);
-    if (!tenantGuard) return;
-    if (event.level !== 'query' || !statementCounter.getStore()) return;
-    const violation = tenantViolation(event.query.sql);
-    if (violation) throw new Error(`tenant guard: ${violation}: ${event.query.sql}`);
-  };
+export function forRequest(database: Database, counter: StatementCounter): Kysely<DB> {
+  const handle = database.db.withPlugin(new RequestPlugin(counter, database.tenantGuard));
+  roots.set(handle, database.db);
+  return handle;
+}
+
+const roots = new WeakMap<Kysely<DB>, Kysely<DB>>();
+
+/** The process-wide handle behind a request's handle (or the handle itself): per-database caches key on it. */
+export function rootHandle(db: Kysely<DB>): Kysely<DB> {
+  return roots.get(db) ?? db;
 }
 
 // Keep timestamps as Date and bigint counts as numbers; jsonb is parsed by pg already.
@@ -62,6 +103,7 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
   const stats = { statements: 0 };
+  const tenantGuard = opts.tenantGuard ?? process.env.SDG_TENANT_GUARD === '1';
   if (opts.url) {
     const pool = new pg.Pool({
       connectionString: opts.url,
@@ -76,7 +118,7 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<DB>({
       dialect: new PostgresDialect({ pool }),
-      log: logger(opts.tenantGuard ?? process.env.SDG_TENANT_GUARD === '1', stats),
+      log: countStatements(stats),
     });
     const u = new URL(opts.url);
     return {
@@ -84,6 +126,7 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
       backend: 'postgres',
       describe: `postgres://${u.host}${u.pathname}`,
       stats,
+      tenantGuard,
       close: () => db.destroy(),
     };
   }
@@ -98,12 +141,13 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
   const db = new Kysely<DB>({
     dialect: new PostgresDialect({ pool }),
-    log: logger(opts.tenantGuard ?? process.env.SDG_TENANT_GUARD === '1', stats),
+    log: countStatements(stats),
   });
   return {
     db,
     backend: 'pglite',
     stats,
+    tenantGuard,
     describe: dataDir.startsWith('memory://')
       ? 'embedded PGlite (in memory)'
       : `embedded PGlite at ${resolve(dataDir)}`,

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { rootHandle } from './database.js';
 import type { DB } from './types.js';
 
 /**
@@ -50,7 +51,8 @@ export class OrgCache {
 const caches = new WeakMap<Kysely<DB>, OrgCache>();
 
 /** One cache per database (tests open several in one process). */
-export function orgCacheFor(db: Kysely<DB>): OrgCache {
+export function orgCacheFor(handle: Kysely<DB>): OrgCache {
+  const db = rootHandle(handle);
   let c = caches.get(db);
   if (!c) {
     c = new OrgCache();

@@ -21,11 +21,13 @@ const KEY_SHAPE = /^[A-Za-z0-9_-]{16,200}$/;
  */
 export function installAuth(
   app: FastifyInstance,
-  db: Kysely<DB>,
   cursors: CursorCodec,
   isPublic: (req: FastifyRequest) => boolean,
-  /** The read pool, if any; the key lookup itself always runs on the primary (it stamps last_used_at). */
-  readDb?: Kysely<DB>,
+  /**
+   * The request's handles: the primary, and the read pool if there is one. The key lookup itself
+   * always runs on the primary (it stamps last_used_at).
+   */
+  handles: (req: FastifyRequest) => { db: Kysely<DB>; readDb?: Kysely<DB> },
 ) {
   app.decorateRequest('ctx', null as unknown as Context);
   app.addHook('preHandler', async (req) => {
@@ -37,6 +39,7 @@ export function installAuth(
         'Send your API key in the X-API-Key header. `sdg key create --user <email>` makes one.',
       );
     }
+    const { db, readDb } = handles(req);
     const viewer = typeof key === 'string' && KEY_SHAPE.test(key) ? await findViewerByKey(db, key) : null;
     if (!viewer)
       throw new AppError(
