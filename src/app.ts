@@ -6,14 +6,22 @@ import {
 } from '@apollo/server/plugin/disabled';
 import fastifyApollo from '@as-integrations/fastify';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { GraphQLError } from 'graphql';
 import { sql } from 'kysely';
 import { type Context, routeToReadPool } from './context.js';
 import { type Database, forRequest, type StatementCounter } from './db/database.js';
-import { AppError } from './errors.js';
+import { AppError, RETRY_AFTER_SECONDS } from './errors.js';
 import { GRAPHIQL_PUBLIC_PATHS, registerGraphiQL } from './graphiql/routes.js';
 import { formatGraphQLError } from './graphql/errors.js';
 import { DEFAULT_LIMITS, enforceLimits, type GraphQLLimits } from './graphql/limits.js';
 import { buildSchema } from './graphql/schema.js';
+import {
+  Admission,
+  type AdmissionConfig,
+  DEFAULT_ADMISSION,
+  HEAVY_GRAPHQL_COST,
+  installAdmission,
+} from './http/admission.js';
 import { installAuth } from './http/auth.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installRateLimit, type RateLimitConfig, type RateLimitStore } from './http/rate-limit.js';
@@ -43,15 +51,37 @@ export interface AppOptions {
   readDatabase?: Database;
   /** GraphQL abuse limits; DEFAULT_LIMITS unless given. */
   graphqlLimits?: GraphQLLimits;
+  /** How many heavy requests (big pages) run at once; DEFAULT_ADMISSION unless given (tests pass their own). */
+  admission?: AdmissionConfig | Admission;
 }
 
-/** Rejects operations over the depth, cost, alias and root-field limits before they run. */
+/**
+ * Rejects operations over the depth, cost, alias and root-field limits before they run, and makes
+ * heavy ones wait for a slot (admission control).
+ */
 function limitsPlugin(limits: GraphQLLimits): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ document, operation, request }) {
-          if (operation) enforceLimits(limits, document, operation, request.variables ?? {});
+        async didResolveOperation({ document, operation, request, contextValue }) {
+          if (!operation) return;
+          const m = enforceLimits(limits, document, operation, request.variables ?? {});
+          if (m.cost > HEAVY_GRAPHQL_COST && contextValue.admit) {
+            try {
+              await contextValue.admit();
+            } catch (err) {
+              if (!(err instanceof AppError)) throw err;
+              throw new GraphQLError(err.message, {
+                extensions: {
+                  code: err.code,
+                  http: {
+                    status: err.status,
+                    headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS[err.code] ?? 1)]]),
+                  },
+                },
+              });
+            }
+          }
         },
       };
     },
@@ -125,6 +155,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  installAdmission(
+    app,
+    opts.admission instanceof Admission ? opts.admission : new Admission(opts.admission ?? DEFAULT_ADMISSION),
+  );
   app.get('/readyz', async (_req, reply) => {
     try {
       await sql`select 1`.execute(db);

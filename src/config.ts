@@ -1,3 +1,5 @@
+import { DEFAULT_ADMISSION } from './http/admission.js';
+
 /** Runtime configuration, from the environment. Every knob has a safe default. */
 export interface Config {
   port: number;
@@ -22,6 +24,8 @@ export interface Config {
   redisUrl?: string;
   /** Time allowed to receive a whole request, ms. */
   requestTimeoutMs: number;
+  /** Heavy requests (pages over 1000 items) running at once, and how long others may wait, ms. */
+  admission: { slots: number; maxWaitMs: number };
 }
 
 function int(name: string, fallback: number): number {
@@ -56,5 +60,9 @@ export function loadConfig(env = process.env): Config {
     rateLimit: { perSecond: num('RATE_LIMIT_PER_SECOND', 50), burst: int('RATE_LIMIT_BURST', 200) },
     redisUrl: env.REDIS_URL || undefined,
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000),
+    admission: {
+      slots: int('HEAVY_REQUEST_SLOTS', DEFAULT_ADMISSION.slots),
+      maxWaitMs: int('HEAVY_REQUEST_WAIT_MS', DEFAULT_ADMISSION.maxWaitMs),
+    },
   };
 }

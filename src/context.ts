@@ -18,6 +18,8 @@ export interface Context {
   readDb?: Kysely<DB>;
   /** Request-scoped memo of resolved values shared by many resolvers (see restProperties). */
   memo?: Map<string, unknown>;
+  /** Waits for a heavy-request slot (src/http/admission.ts); absent when admission control is off. */
+  admit?: () => Promise<void>;
 }
 
 /** `primary` fills the process caches (never a lagging replica); `db` serves everything else. */

@@ -22,7 +22,14 @@ export const ERROR_STATUS = {
   INTERNAL: 500,
   UNAVAILABLE: 503,
   TIMEOUT: 503,
+  OVERLOADED: 503,
 } as const;
+
+/** Codes whose responses carry Retry-After (seconds): the caller should come back, not give up. */
+export const RETRY_AFTER_SECONDS: Partial<Record<keyof typeof ERROR_STATUS, number>> = {
+  UNAVAILABLE: 5,
+  OVERLOADED: 2,
+};
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 

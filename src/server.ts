@@ -39,6 +39,7 @@ async function main() {
     requestTimeoutMs: cfg.requestTimeoutMs,
     exposeStatementCount: cfg.exposeStatementCount,
     graphqlLimits: limitsFromEnv(),
+    admission: cfg.admission,
     rateLimit: store && { store, config: cfg.rateLimit },
   });
   // The address actually bound (PORT=0 picks a free port).

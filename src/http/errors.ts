@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorBody, toAppError } from '../errors.js';
+import { AppError, errorBody, RETRY_AFTER_SECONDS, toAppError } from '../errors.js';
 
 const JSON_ONLY = 'Send the body as JSON, with Content-Type: application/json.';
 
@@ -46,6 +46,8 @@ export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: 
  */
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: AppError & { errorId?: string }) {
   const body = errorBody(err);
+  const retryAfter = RETRY_AFTER_SECONDS[err.code];
+  if (retryAfter) reply.header('Retry-After', String(retryAfter));
   if ((req.routeOptions.url ?? req.url.split('?')[0]) === '/graphql') {
     const { message, ...extensions } = body.error;
     return reply.status(err.status).send({ errors: [{ message, extensions }] });

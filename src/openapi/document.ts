@@ -40,7 +40,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'The body is not JSON; send Content-Type: application/json.',
   429: 'Too many requests for this API key; retry after Retry-After seconds.',
   500: 'An internal fault. The message quotes an errorId that is also in the server log.',
-  503: 'The database is unavailable or the request took too long; retry later.',
+  503: 'The database is unavailable, the request took too long, or the server is busy with other large pages (OVERLOADED); retry after Retry-After seconds.',
 };
 
 /** Codes of each status, from the one closed error table. */
@@ -519,7 +519,7 @@ function errorResponses(byStatus: Map<number, ErrorCode[]>): Json {
   for (const [status, codes] of byStatus) {
     out[`Error${status}`] = {
       description: `${STATUS_TEXT[status] ?? 'An error.'} Codes: ${codes.join(', ')}.`,
-      ...(status === 429
+      ...(status === 429 || status === 503
         ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
         : status === 405
           ? { headers: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } } }

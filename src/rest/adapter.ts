@@ -3,6 +3,7 @@ import { type DocumentNode, execute, type GraphQLSchema, parse, validate } from 
 import { routeToReadPool } from '../context.js';
 import { AppError, errorBody } from '../errors.js';
 import { graphqlErrorToAppError } from '../graphql/errors.js';
+import { HEAVY_PAGE } from '../http/admission.js';
 import { ParamChecker } from './params.js';
 import { METHOD_EXPLANATIONS, methodNotAllowed, REST_ROUTES, type RestRoute } from './routes.js';
 
@@ -59,6 +60,7 @@ export function registerRest(app: FastifyInstance, schema: GraphQLSchema): void 
           base,
         });
         check.done();
+        if (typeof variables.first === 'number' && variables.first > HEAVY_PAGE) await req.ctx.admit?.();
         if (route.method === 'GET') routeToReadPool(req.ctx);
         const result = await execute({ schema, document, variableValues: variables, contextValue: req.ctx });
         if (result.errors?.length) throw graphqlErrorToAppError(result.errors[0], req.log);
