@@ -56,9 +56,9 @@ const guardCompiler = new PostgresQueryCompiler();
 
 /**
  * Counts a request's statements and, with the tenant guard, fails every statement on a tenant table
- * that does not filter on org_id. A plugin on a per-request handle rather than AsyncLocalStorage:
- * on Node 20 an active AsyncLocalStorage hooks every promise, which cost a fifth of the CPU of a
- * REST page. Kysely calls transformQuery once for each statement it runs, raw `sql` included.
+ * that does not filter on org_id. A plugin on a per-request handle rather than AsyncLocalStorage,
+ * which on Node 20 installs promise hooks that every promise of every request pays for. Kysely calls
+ * transformQuery once for each statement it runs, raw `sql` included.
  */
 class RequestPlugin implements KyselyPlugin {
   constructor(
