@@ -19,7 +19,7 @@ export interface AdmissionConfig {
   maxWaitMs: number;
 }
 
-export const DEFAULT_ADMISSION: AdmissionConfig = { slots: 2, maxWaitMs: 20_000 };
+export const DEFAULT_ADMISSION: AdmissionConfig = { slots: 1, maxWaitMs: 20_000 };
 export const HEAVY_PAGE = 1000;
 export const HEAVY_GRAPHQL_COST = 20_000;
 
