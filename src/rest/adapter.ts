@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type DocumentNode, execute, type GraphQLSchema, parse, validate } from 'graphql';
+import { type GraphQLSchema, parse, validate } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { routeToReadPool } from '../context.js';
 import { AppError, errorBody } from '../errors.js';
 import { graphqlErrorToAppError } from '../graphql/errors.js';
@@ -19,13 +20,22 @@ function queryParams(route: RestRoute): string[] {
   ];
 }
 
-/** Parsed and validated once at start-up: a broken operation fails the boot, not a request. */
-function compile(schema: GraphQLSchema, route: RestRoute): DocumentNode {
+/**
+ * Parsed, validated and compiled once at start-up: a broken operation fails the boot, not a request.
+ * The documents are fixed, so graphql-jit compiles each into a function once; it runs the same
+ * resolvers as graphql-js's execute() with less work per field.
+ */
+function compile(schema: GraphQLSchema, route: RestRoute): CompiledQuery {
   const doc = parse(route.document);
   const errors = validate(schema, doc);
   if (errors.length)
     throw new Error(`REST ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
-  return doc;
+  const compiled = compileQuery(schema, doc);
+  if (!isCompiledQuery(compiled))
+    throw new Error(
+      `REST ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`,
+    );
+  return compiled;
 }
 
 /**
@@ -62,7 +72,7 @@ export function registerRest(app: FastifyInstance, schema: GraphQLSchema): void 
         check.done();
         if (typeof variables.first === 'number' && variables.first > HEAVY_PAGE) await req.ctx.admit?.();
         if (route.method === 'GET') routeToReadPool(req.ctx);
-        const result = await execute({ schema, document, variableValues: variables, contextValue: req.ctx });
+        const result = await document.query(undefined, req.ctx, variables);
         if (result.errors?.length) throw graphqlErrorToAppError(result.errors[0], req.log);
         const out = route.respond(result.data);
         if (out === undefined) return reply.status(200).send();
