@@ -13,6 +13,7 @@ import { type Database, forRequest, type StatementCounter } from './db/database.
 import { AppError, RETRY_AFTER_SECONDS } from './errors.js';
 import { GRAPHIQL_PUBLIC_PATHS, registerGraphiQL } from './graphiql/routes.js';
 import { formatGraphQLError } from './graphql/errors.js';
+import { jitGateway } from './graphql/jit.js';
 import { DEFAULT_LIMITS, enforceLimits, type GraphQLLimits } from './graphql/limits.js';
 import { buildSchema } from './graphql/schema.js';
 import {
@@ -169,7 +170,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   const apollo = new ApolloServer<Context>({
-    schema,
+    // Our own schema, executed by graphql-jit (src/graphql/jit.ts).
+    gateway: jitGateway(schema),
     // The default landing page loads Apollo Sandbox from a CDN; GraphiQL is served locally instead.
     // No drain plugin: app.close() drains in-flight requests itself and then stops Apollo (onClose).
     // Cache-control would wrap every resolver for hints nobody reads (we set no cache headers).

@@ -1,0 +1,78 @@
+import { Kind, parse } from 'graphql';
+import { FIRST_PAGE_QUERY, NESTED_QUERY } from '../bench/scenarios.js';
+import { jitGateway } from '../src/graphql/jit.js';
+import { buildSchema } from '../src/graphql/schema.js';
+import { describe, expect, test } from './helpers/fixtures.js';
+
+/**
+ * /graphql runs an operation with graphql-js the first time its document is seen and compiled by
+ * graphql-jit from then on. Both must answer exactly the same, data and errors alike.
+ */
+describe('graphql-jit execution', () => {
+  test('an operation is compiled when its document comes back, once per operation name', async () => {
+    const gw = jitGateway(buildSchema());
+    const { executor } = await gw.load({ apollo: {} });
+    const document = parse('query A { __typename } query B { t: __typename }');
+    const run = (operationName: string) => {
+      const operation = document.definitions.find(
+        (d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === operationName,
+      );
+      return executor!({
+        document,
+        operation,
+        operationName,
+        request: { variables: {} },
+        context: {},
+      } as never);
+    };
+    expect(await run('A')).toEqual({ data: { __typename: 'Query' } });
+    expect(gw.stats.compiled).toBe(0);
+    expect(await run('A')).toEqual({ data: { __typename: 'Query' } });
+    expect(gw.stats.compiled).toBe(1);
+    expect(await run('B')).toEqual({ data: { t: 'Query' } });
+    expect(await run('A')).toEqual({ data: { __typename: 'Query' } });
+    expect(gw.stats.compiled).toBe(2);
+  });
+
+  test('cold (graphql-js) and hot (compiled) runs answer the same, for data and for errors', async ({
+    env,
+  }) => {
+    const { A, B } = env.demo.orgs;
+    const vars = { orgId: A.id, portfolioId: A.portfolios.A1 };
+    const firstPage = await env.as.alice.gql(FIRST_PAGE_QUERY, { ...vars, first: 5 });
+    const someProject = firstPage.body.data.organization.portfolio.projects.edges[0].node.id;
+    const cases: [string, string, Record<string, unknown>][] = [
+      ['first page with typed values', FIRST_PAGE_QUERY, { ...vars, first: 20 }],
+      ['nested values, people and options', NESTED_QUERY, { ...vars, projects: 10, contacts: 3, parcels: 2 }],
+      [
+        'node(id), aliases, fragments, location and geometry',
+        `query ($id: ID!, $o: ID!, $p: ID!) {
+          n: node(id: $id) { __typename id ... on Project { location { latitude longitude } } }
+          organization(id: $o) { name portfolio(id: $p) {
+            parcels(first: 2) { totalCount nodes { id geometry value(propertyId: "acreage") { __typename } } } } } }`,
+        { id: someProject, o: A.id, p: A.portfolios.A1 },
+      ],
+      [
+        'another tenant: nulls, no data',
+        `query ($o: ID!) { organization(id: $o) { id } project(id: "prj_00000000000000000000") { id } }`,
+        { o: B.id },
+      ],
+      [
+        'a mutation refused with details (nothing written)',
+        `mutation ($orgId: ID!, $portfolioId: ID!) { createProject(input: { orgId: $orgId, portfolioId: $portfolioId,
+          properties: { name: { text: "" }, website: { text: "not a url" }, nope: { text: "x" } } }) { project { id } } }`,
+        vars,
+      ],
+      // Distinct texts, so their first run is a cold one too.
+      ['a variable of the wrong type', `${FIRST_PAGE_QUERY}\n# wrong type`, { ...vars, first: 'many' }],
+      ['a required variable missing', `${FIRST_PAGE_QUERY}\n# missing`, { orgId: A.id, first: 1 }],
+    ];
+    for (const [what, query, variables] of cases) {
+      const runs = [];
+      for (let i = 0; i < 3; i++) runs.push(await env.as.alice.gql(query, variables));
+      expect(runs[2].status, what).toBe(runs[0].status);
+      expect(runs[2].body, what).toEqual(runs[0].body);
+      expect(runs[1].body, what).toEqual(runs[0].body);
+    }
+  });
+});
