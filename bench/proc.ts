@@ -37,20 +37,30 @@ export function cpuSeconds(pid: number): number | undefined {
 }
 
 /**
- * CPU seconds used by every process whose command is `name` (say, all of Postgres' backends and
- * background workers), as far as /proc lets us see them. Processes that exited meanwhile drop out,
- * so take deltas over short windows in which the set is stable.
+ * CPU seconds used so far by each process whose command is `name` (say, all of Postgres' backends
+ * and background workers), as far as /proc lets us see them.
  */
-export function cpuSecondsOf(name: string): number {
-  let total = 0;
+export function cpuSecondsByPid(name: string): Map<number, number> {
+  const out = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
-      total += cpuSeconds(Number(entry)) ?? 0;
+      const sec = cpuSeconds(Number(entry));
+      if (sec !== undefined) out.set(Number(entry), sec);
     } catch {}
   }
+  return out;
+}
+
+/**
+ * CPU seconds those processes used between two snapshots. A process that started meanwhile counts
+ * in full; one that exited meanwhile is lost (its last figures went with it), so this is a floor.
+ */
+export function cpuSecondsSince(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, sec] of after) total += Math.max(0, sec - (before.get(pid) ?? 0));
   return total;
 }
 

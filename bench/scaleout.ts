@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type LoadResult, percentile, runLoad } from './load.js';
 import { load1, type MachineInfo, machineInfo } from './machine.js';
-import { cpuSecondsOf, freePort, machineCpuSeconds, ServerProcess } from './proc.js';
+import { cpuSecondsByPid, cpuSecondsSince, freePort, machineCpuSeconds, ServerProcess } from './proc.js';
 import {
   type BenchOptions,
   type BenchResults,
@@ -193,11 +193,11 @@ export async function runScaleout(o: ScaleoutOptions): Promise<ScaleoutResults> 
           for (const server of servers) server.startWindow();
           const t0 = performance.now();
           const m0 = machineCpuSeconds();
-          const pg0 = cpuSecondsOf('postgres');
+          const pg0 = cpuSecondsByPid('postgres');
           const gen0 = process.cpuUsage();
           const loads = await loadAcross(servers, ctx.apiKey, next, c, o.duration, heavy);
           const gen = process.cpuUsage(gen0);
-          const pgSec = cpuSecondsOf('postgres') - pg0;
+          const pgSec = cpuSecondsSince(pg0, cpuSecondsByPid('postgres'));
           const m1 = machineCpuSeconds();
           const wall = (performance.now() - t0) / 1000;
           const windows = servers.map((server) => server.endWindow());

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { cpuSecondsSince } from '../bench/proc.js';
 import { writeResults } from '../bench/report.js';
 import { type BenchOptions, defaultCommands, runBench } from '../bench/runner.js';
 import { runScaleout } from '../bench/scaleout.js';
@@ -129,3 +130,16 @@ test.skipIf(!process.env.DATABASE_URL)(
     }
   },
 );
+
+test('CPU of a process set over a window: a process that exits meanwhile never makes it negative', () => {
+  // pid 2 exited during the window (other test files close their Postgres connections); pid 3 started.
+  const before = new Map([
+    [1, 5],
+    [2, 3],
+  ]);
+  const after = new Map([
+    [1, 6],
+    [3, 2],
+  ]);
+  expect(cpuSecondsSince(before, after)).toBe(3);
+});
