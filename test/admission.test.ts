@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
-import type { Database } from '../src/db/database.js';
 import { Admission } from '../src/http/admission.js';
-import { type DemoOutput, seedDemo } from '../src/seed/demo.js';
-import { openTestDatabase } from './helpers/database.js';
+import { seededDatabase } from './helpers/database.js';
 import { client } from './helpers/http.js';
 
 /**
  * Admission control: heavy requests (pages over 1000 items, GraphQL cost over 20,000) take turns,
  * a few at a time per process; one that waits too long gets 503 OVERLOADED with Retry-After.
  */
-let database: Database;
-let demo: DemoOutput;
-beforeAll(async () => {
-  database = await openTestDatabase();
-  demo = await seedDemo(database.db);
-});
-afterAll(async () => {
-  await database?.close();
-});
+const seeded = seededDatabase();
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
@@ -74,12 +64,12 @@ describe('the Admission semaphore', () => {
 describe('heavy requests over HTTP', () => {
   const setup = async (maxWaitMs: number) => {
     const admission = new Admission({ slots: 1, maxWaitMs });
-    const app = await buildApp({ database, admission });
-    const org = demo.orgs.A;
+    const app = await buildApp({ database: seeded.database, admission });
+    const org = seeded.demo.orgs.A;
     return {
       admission,
       app,
-      bob: client(app, demo.users.bob.apiKey),
+      bob: client(app, seeded.demo.users.bob.apiKey),
       q: { orgId: org.id, portfolioId: org.portfolios.A1 },
     };
   };
@@ -145,13 +135,13 @@ describe('heavy requests over HTTP', () => {
 
   test('over real sockets, heavy requests queue for the one slot and all pass', async () => {
     const admission = new Admission({ slots: 1, maxWaitMs: 10_000 });
-    const app = await buildApp({ database, admission });
+    const app = await buildApp({ database: seeded.database, admission });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     try {
-      const { A } = demo.orgs;
+      const { A } = seeded.demo.orgs;
       const page = () =>
         fetch(`${url}/projects/v1?orgId=${A.id}&portfolioId=${A.portfolios.A1}&limit=5000`, {
-          headers: { 'x-api-key': demo.users.bob.apiKey },
+          headers: { 'x-api-key': seeded.demo.users.bob.apiKey },
         });
       const rs = await Promise.all(Array.from({ length: 4 }, page));
       expect(rs.map((r) => r.status)).toEqual([200, 200, 200, 200]);

@@ -1,21 +1,11 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
-import type { Database } from '../src/db/database.js';
 import { loggerOptions } from '../src/logger.js';
-import { type DemoOutput, seedDemo } from '../src/seed/demo.js';
-import { openTestDatabase } from './helpers/database.js';
+import { seededDatabase } from './helpers/database.js';
 
-let database: Database;
-let demo: DemoOutput;
-beforeAll(async () => {
-  database = await openTestDatabase();
-  demo = await seedDemo(database.db);
-});
-afterAll(async () => {
-  await database?.close();
-});
+const seeded = seededDatabase();
 
 test('API keys never reach the logs; request lines carry a request id and redacted headers', async () => {
   const lines: string[] = [];
@@ -25,9 +15,9 @@ test('API keys never reach the logs; request lines carry a request id and redact
       done();
     },
   });
-  const app = await buildApp({ database, logger: pino(loggerOptions('debug'), sink) });
+  const app = await buildApp({ database: seeded.database, logger: pino(loggerOptions('debug'), sink) });
   try {
-    const key = demo.users.alice.apiKey;
+    const key = seeded.demo.users.alice.apiKey;
     const badKey = 'sdg_thisKeyIsWrongButStillSecret0000000000000000';
     await app.inject({ url: '/organizations/v1', headers: { 'x-api-key': key } });
     await app.inject({ url: '/organizations/v1', headers: { 'x-api-key': badKey } });

@@ -1,31 +1,20 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
-import type { Database } from '../src/db/database.js';
 import {
   MemoryRateLimitStore,
   type RateLimitConfig,
   type RateLimitStore,
   RedisRateLimitStore,
 } from '../src/http/rate-limit.js';
-import { type DemoOutput, seedDemo } from '../src/seed/demo.js';
-import { openTestDatabase } from './helpers/database.js';
+import { seededDatabase } from './helpers/database.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-let database: Database;
-let demo: DemoOutput;
-
-beforeAll(async () => {
-  database = await openTestDatabase();
-  demo = await seedDemo(database.db);
-});
-afterAll(async () => {
-  await database?.close();
-});
+const seeded = seededDatabase();
 
 /** A gateway listening on a real port, with the given limiter. */
 async function serve(store: RateLimitStore, config: RateLimitConfig) {
-  const app = await buildApp({ database, rateLimit: { store, config } });
+  const app = await buildApp({ database: seeded.database, rateLimit: { store, config } });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url, close: () => app.close() };
 }
@@ -48,7 +37,7 @@ describe('rate limiting per API key (token bucket)', () => {
   test('over a real connection: the burst passes, then 429 with Retry-After and RateLimit headers', async () => {
     const s = await serve(new MemoryRateLimitStore(), { perSecond: 1, burst: 3 });
     try {
-      const key = demo.users.bob.apiKey;
+      const key = seeded.demo.users.bob.apiKey;
       const ok = [await get(s.url, key), await get(s.url, key), await get(s.url, key)];
       expect(ok.map((r) => r.status)).toEqual([200, 200, 200]);
       expect(ok[0].headers.get('ratelimit-limit')).toBe('3');
@@ -58,7 +47,7 @@ describe('rate limiting per API key (token bucket)', () => {
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMITED');
       // Another key has its own budget.
-      expect((await get(s.url, demo.users.alice.apiKey)).status).toBe(200);
+      expect((await get(s.url, seeded.demo.users.alice.apiKey)).status).toBe(200);
       // The bucket refills.
       await new Promise((r) => setTimeout(r, 1100));
       expect((await get(s.url, key)).status).toBe(200);
@@ -75,7 +64,7 @@ describe('rate limiting per API key (token bucket)', () => {
     const a = await serve(new RedisRateLimitStore(new Redis(REDIS_URL)), { perSecond: 0.5, burst: 4 });
     const b = await serve(new RedisRateLimitStore(new Redis(REDIS_URL)), { perSecond: 0.5, burst: 4 });
     try {
-      const key = demo.users.vera.apiKey;
+      const key = seeded.demo.users.vera.apiKey;
       const statuses = [];
       for (const s of [a, b, a, b, a, b]) statuses.push((await get(s.url, key)).status);
       expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
@@ -93,7 +82,7 @@ describe('rate limiting per API key (token bucket)', () => {
     };
     const s = await serve(broken, { perSecond: 1, burst: 1 });
     try {
-      for (let i = 0; i < 3; i++) expect((await get(s.url, demo.users.bob.apiKey)).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await get(s.url, seeded.demo.users.bob.apiKey)).status).toBe(200);
     } finally {
       await s.close();
     }

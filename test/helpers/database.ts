@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { type DemoOutput, seedDemo } from '../../src/seed/demo.js';
 
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or a new database on
@@ -49,3 +51,19 @@ export async function createScratchDatabase(
 }
 
 export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+
+/**
+ * A migrated database with the demo seeded, for test files that build their own apps: opened
+ * before the file's tests, closed after them. Read `.database` and `.demo` inside the tests.
+ */
+export function seededDatabase(): { database: Database; demo: DemoOutput } {
+  const seeded = {} as { database: Database; demo: DemoOutput };
+  beforeAll(async () => {
+    seeded.database = await openTestDatabase();
+    seeded.demo = await seedDemo(seeded.database.db);
+  });
+  afterAll(async () => {
+    await seeded.database?.close();
+  });
+  return seeded;
+}
