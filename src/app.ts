@@ -154,12 +154,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       readDb: readDatabase && forRequest(readDatabase, req.statements),
     }),
   );
-
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  // After auth: heavy requests get `ctx.admit()`.
   installAdmission(
     app,
     opts.admission instanceof Admission ? opts.admission : new Admission(opts.admission ?? DEFAULT_ADMISSION),
   );
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     try {
       await sql`select 1`.execute(db);

@@ -34,6 +34,33 @@ describe('graphql-jit execution', () => {
     expect(gw.stats.compiled).toBe(2);
   });
 
+  test('the cache keeps the most recently used documents', async () => {
+    const gw = jitGateway(buildSchema(), { max: 2, hotAfter: 2 });
+    const { executor } = await gw.load({ apollo: {} });
+    const docs = ['A', 'B', 'C'].map((n) => parse(`query ${n} { __typename }`));
+    const run = (document: (typeof docs)[number]) =>
+      executor!({
+        document,
+        operation: document.definitions[0],
+        operationName: null,
+        request: { variables: {} },
+        context: {},
+      } as never);
+    const [a, b, c] = docs;
+    await run(a);
+    await run(a);
+    expect(gw.stats.compiled).toBe(1);
+    await run(b);
+    await run(a); // a is now the most recently used
+    await run(c); // evicts b, not a
+    await run(a);
+    expect(gw.stats.compiled).toBe(1);
+    await run(b); // b starts over: a first run again, not compiled
+    expect(gw.stats.compiled).toBe(1);
+    await run(b);
+    expect(gw.stats.compiled).toBe(2);
+  });
+
   test('cold (graphql-js) and hot (compiled) runs answer the same, for data and for errors', async ({
     env,
   }) => {

@@ -27,7 +27,7 @@ function asGraphQLError(e: GraphQLError): GraphQLError {
  *
  * An operation is compiled the `hotAfter`-th time its document runs, and kept by document (Apollo
  * keeps parsed documents in its own LRU, so the same query text brings the same DocumentNode), up
- * to `max` documents, oldest dropped first. Until then graphql-js runs it: compiling costs far more
+ * to `max` documents, the least recently used dropped first. Until then graphql-js runs it: compiling costs far more
  * than one run, and exploration in GraphiQL sends a new document with every edit.
  */
 export function jitGateway(
@@ -39,11 +39,13 @@ export function jitGateway(
   const seen = new Map<DocumentNode, { runs: number; compiled: Map<string, CompiledQuery | null> }>();
   const compiled = (document: DocumentNode, operationName: string | null): CompiledQuery | null => {
     let entry = seen.get(document);
-    if (!entry) {
+    if (entry) seen.delete(document);
+    else {
       if (seen.size >= max) seen.delete(seen.keys().next().value!);
       entry = { runs: 0, compiled: new Map() };
-      seen.set(document, entry);
     }
+    // Re-inserted on every run, so the first key is always the least recently used.
+    seen.set(document, entry);
     if (++entry.runs < hotAfter) return null;
     const name = operationName ?? '';
     let c = entry.compiled.get(name);
