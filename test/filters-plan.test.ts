@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Context } from '../src/context.js';
-import type { DB } from '../src/db/types.js';
 import { createPortfolio } from '../src/modules/org/repository.js';
 import { compileQuery, type QueryArgs } from '../src/modules/records/filter.js';
 import { sortIndexSql } from '../src/modules/records/order.js';
-import { bulkInsertRecords, type PageRequest, pagesFor } from '../src/modules/records/repository.js';
+import { bulkInsertRecords } from '../src/modules/records/repository.js';
 import { schemasByKeys } from '../src/modules/schema/repository.js';
 import { backend } from './helpers/database.js';
-import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { describe, expect, test } from './helpers/fixtures.js';
+import { capturePageStatement, explainNodes, type PlanNode } from './helpers/plan.js';
 
 /**
  * Plans of filtered, sorted and searched pages on a realistic portfolio (5,000 parcels, in a table
@@ -18,43 +18,6 @@ import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
 
 const N = 5000;
 const NAMES = ['ada', 'bea', 'cy', 'dov', 'eli', 'fay', 'gus', 'hal', 'ivy', 'jo', 'kai', 'lu', 'mo', 'ned'];
-
-async function capture(db: Kysely<DB>, reqs: PageRequest[]) {
-  const captured: CompiledQuery[] = [];
-  const exec = db.getExecutor();
-  const spyExec = new Proxy(exec, {
-    get(target, prop) {
-      if (prop === 'executeQuery')
-        return (q: CompiledQuery) => {
-          captured.push(q);
-          return target.executeQuery(q);
-        };
-      const v = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  const pages = await pagesFor({ getExecutor: () => spyExec } as unknown as Kysely<DB>, reqs);
-  expect(captured).toHaveLength(1);
-  return { pages, query: captured[0] };
-}
-
-type PlanNode = {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-};
-const walk = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(walk)];
-
-async function explain(env: TestEnv, q: CompiledQuery) {
-  const r = await env.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`explain (analyze, format json) ${q.sql}`, [...q.parameters]),
-  );
-  const raw = r.rows[0]['QUERY PLAN'];
-  const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
-  return walk(plan[0].Plan);
-}
 
 const summary = (nodes: PlanNode[]) =>
   nodes
@@ -91,7 +54,7 @@ describe(`plans (${backend})`, () => {
     } as unknown as Context;
     const page = async (args: QueryArgs, bound?: (string | number)[]) => {
       const query = await compileQuery(ctx, 'parcel', org, args);
-      return capture(db, [
+      return capturePageStatement(db, [
         {
           list: 'portfolio-parcels',
           orgId: org,
@@ -110,7 +73,7 @@ describe(`plans (${backend})`, () => {
       filter: { property: { id: 'constraints', multiSelect: { containsAny: ['airport'] } } },
     });
     expect(airport.pages[0]).toHaveLength(11);
-    let nodes = await explain(env, airport.query);
+    let nodes = await explainNodes(env.database, airport.query);
     report.filter = summary(nodes);
     expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'parcels')).toEqual(
       [],
@@ -125,7 +88,7 @@ describe(`plans (${backend})`, () => {
     const apn = createHash('sha1').update('1234').digest('hex').slice(0, 12);
     const exact = await page({ filter: { property: { id: 'apn', text: { eq: apn } } } });
     expect(exact.pages[0]).toHaveLength(1);
-    nodes = await explain(env, exact.query);
+    nodes = await explainNodes(env.database, exact.query);
     report.exact = summary(nodes);
     expect(report.exact).toContain('parcels_properties_gin');
 
@@ -147,7 +110,7 @@ describe(`plans (${backend})`, () => {
       offset 3999 limit 1`.execute(db);
     const deep = await page(order, [rows[0].k, rows[0].created_at.getTime(), rows[0].id]);
     expect(deep.pages[0]).toHaveLength(11);
-    nodes = await explain(env, deep.query);
+    nodes = await explainNodes(env.database, deep.query);
     report.deepSort = summary(nodes);
     expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'parcels')).toEqual(
       [],
@@ -163,7 +126,7 @@ describe(`plans (${backend})`, () => {
     const needle = createHash('sha1').update('4321').digest('hex').slice(2, 10);
     const search = await page({ search: needle.toUpperCase() });
     expect(search.pages[0].length).toBeGreaterThanOrEqual(1);
-    nodes = await explain(env, search.query);
+    nodes = await explainNodes(env.database, search.query);
     report.search = summary(nodes);
     expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'parcels')).toEqual(
       [],

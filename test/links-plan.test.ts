@@ -1,47 +1,14 @@
-import { CompiledQuery, type Kysely, sql } from 'kysely';
-import type { DB } from '../src/db/types.js';
+import { sql } from 'kysely';
 import { bulkLink } from '../src/modules/links/repository.js';
 import { createPortfolio } from '../src/modules/org/repository.js';
-import { bulkInsertRecords, type PageRequest, pagesFor } from '../src/modules/records/repository.js';
-import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { bulkInsertRecords, type PageRequest } from '../src/modules/records/repository.js';
+import { describe, expect, test } from './helpers/fixtures.js';
+import { capturePageStatement, explainNodes } from './helpers/plan.js';
 
 /**
  * The batched page statement must reach a deep page through the index (keyset as an index
  * condition), not by reading and discarding every earlier link of the parent.
  */
-
-/** Runs `pagesFor` and returns the statement it ran, as compiled. */
-async function capture(db: Kysely<DB>, reqs: PageRequest[]) {
-  const captured: CompiledQuery[] = [];
-  const exec = db.getExecutor();
-  // A proxy, bound to the real executor (it has private members), that records what it runs.
-  const spyExec = new Proxy(exec, {
-    get(target, prop) {
-      if (prop === 'executeQuery')
-        return (q: CompiledQuery) => {
-          captured.push(q);
-          return target.executeQuery(q);
-        };
-      const v = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  const pages = await pagesFor({ getExecutor: () => spyExec } as unknown as Kysely<DB>, reqs);
-  expect(captured).toHaveLength(1);
-  return { pages, query: captured[0] };
-}
-
-type PlanNode = { 'Rows Removed by Filter'?: number; 'Actual Rows'?: number; Plans?: PlanNode[] };
-const walk = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(walk)];
-
-async function explain(env: TestEnv, q: CompiledQuery) {
-  const r = await env.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`explain (analyze, format json) ${q.sql}`, [...q.parameters]),
-  );
-  const raw = r.rows[0]['QUERY PLAN'];
-  const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
-  return walk(plan[0].Plan);
-}
 
 describe('deep keyset pages in a batch', () => {
   test('a page 1,900 links deep, batched with another parent, discards no earlier links', async ({ env }) => {
@@ -78,10 +45,10 @@ describe('deep keyset pages in a batch', () => {
         { list: 'contact-parcels', orgId: org, parentId: contact, limit: 11, direction, bound },
         { list: 'contact-parcels', orgId: org, parentId: other, limit: 11, direction },
       ];
-      const { pages, query } = await capture(db, reqs);
+      const { pages, query } = await capturePageStatement(db, reqs);
       expect(pages[0]).toHaveLength(11);
       expect(pages[1]).toHaveLength(1);
-      const nodes = await explain(env, query);
+      const nodes = await explainNodes(env.database, query);
       const discarded = nodes.reduce((s, n) => s + (n['Rows Removed by Filter'] ?? 0), 0);
       expect(discarded, `${direction}: rows read and thrown away`).toBeLessThan(50);
     }
