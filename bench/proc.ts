@@ -196,3 +196,18 @@ export class ServerProcess {
     return code;
   }
 }
+
+/** CPU seconds used so far by every process /proc shows, with its command name. */
+export function cpuByProcess(): Map<number, { name: string; sec: number }> {
+  const out = new Map<number, { name: string; sec: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const sec = cpuSeconds(Number(entry));
+      if (sec !== undefined)
+        out.set(Number(entry), { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), sec });
+    } catch {}
+  }
+  return out;
+}

@@ -150,7 +150,12 @@ async function probeTwice(
   return { ...(await probe(url, apiKey, spec)), coldSql: cold.sql };
 }
 
-async function probe(url: string, apiKey: string, spec: RequestSpec): Promise<Probe & { body: unknown }> {
+/** One request: its status, statement count (`x-sql-statements`), body size, time and parsed body. */
+export async function probe(
+  url: string,
+  apiKey: string,
+  spec: RequestSpec,
+): Promise<Probe & { body: unknown }> {
   const t = performance.now();
   const r = await fetch(url + spec.path, {
     method: spec.method,
