@@ -94,15 +94,15 @@ export function peersMarkdown(r: PeersResults): string {
   );
   if (r.profiles) {
     L.push('');
-    L.push('### CPU profiles (`--cpu-prof`), self time by area');
+    L.push('### CPU profiles (`--cpu-prof`, start-up left out), self time by stage');
     L.push('');
     for (const who of PEER_SERVERS) {
       const p = r.profiles[who];
       if (p)
         L.push(
-          `- ${LABEL[who]} (${p.busyMs} ms busy, \`${p.file}\`): ${p.byArea
-            .slice(0, 8)
-            .map((a) => `${a.area} ${a.selfPct}%`)
+          `- ${LABEL[who]} (${p.busyMs} ms busy, \`${p.file}\`): ${p.byStage
+            .slice(0, 10)
+            .map((a) => `${a.stage} ${a.selfPct}%`)
             .join(', ')}`,
         );
     }

@@ -82,6 +82,9 @@ export function machineCpuSeconds(): { busy: number; total: number } {
  */
 export class ServerProcess {
   readonly url: string;
+  /** performance.now() at spawn, and at the first measuring window: a profile's start-up lies before it. */
+  readonly spawnedAt = performance.now();
+  firstWindowAt?: number;
   private child: ChildProcess;
   private exited: Promise<number | null>;
   private sampler?: NodeJS.Timeout;
@@ -155,6 +158,7 @@ export class ServerProcess {
 
   /** Starts a measuring window: resets the kernel's RSS peak, samples RSS every 50 ms, notes CPU time. */
   startWindow(): void {
+    this.firstWindowAt ??= performance.now();
     this.cpuAtStart = cpuSeconds(this.pid) ?? 0;
     try {
       writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
