@@ -11,7 +11,8 @@
 import { parseArgs } from 'node:util';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DB } from '../src/db/types.js';
-import { type PageRequest, type PageRow, pagesFor } from '../src/modules/records/repository.js';
+import type { PageRequest, PageRow } from '../src/modules/records/repository.js';
+import { capturePages } from './capture.js';
 import { readDataset } from './seed.js';
 import { openStore } from './store.js';
 
@@ -46,20 +47,7 @@ async function capture(
   db: Kysely<DB>,
   reqs: PageRequest[],
 ): Promise<{ pages: PageRow[][]; query: CompiledQuery }> {
-  const sent: CompiledQuery[] = [];
-  const exec = db.getExecutor();
-  const spy = new Proxy(exec, {
-    get(target, prop) {
-      if (prop === 'executeQuery')
-        return (q: CompiledQuery) => {
-          sent.push(q);
-          return target.executeQuery(q);
-        };
-      const v = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  const pages = await pagesFor({ getExecutor: () => spy } as unknown as Kysely<DB>, reqs);
+  const { pages, sent } = await capturePages(db, reqs);
   return { pages, query: sent[0] };
 }
 

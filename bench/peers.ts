@@ -20,7 +20,14 @@ import {
   POSTGRAPHILE_NESTED_QUERY,
 } from './peers-equal.js';
 import { ensurePeers, PEERS_NODE, POSTGRAPHILE_SERVER, peerVersions } from './peers-install.js';
-import { cpuByProcess, cpuSeconds, freePort, machineCpuSeconds, ServerProcess } from './proc.js';
+import {
+  cpuByProcess,
+  cpuSeconds,
+  freePort,
+  machineCpuSeconds,
+  ServerProcess,
+  waitDatabaseIdle,
+} from './proc.js';
 import { type ProfileSummary, summarizeProfile } from './profile.js';
 import {
   type BenchOptions,
@@ -255,15 +262,7 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
     // ---- Load: per concurrency, rounds in a rotating order of the servers ----
     const settle = async (server: ServerProcess) => {
       await server.waitIdle();
-      const deadline = Date.now() + 120_000;
-      while (Date.now() < deadline) {
-        const { rows } = await monitor.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-           where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
-        );
-        if (!rows[0].n) break;
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      await waitDatabaseIdle(monitor);
     };
     const backendCpu = async (who: PeerServer) => {
       const { rows } = await monitor.query<{ pid: number }>(

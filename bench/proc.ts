@@ -215,3 +215,22 @@ export function cpuByProcess(): Map<number, { name: string; sec: number }> {
   }
   return out;
 }
+
+/**
+ * Waits until no other statement of the monitor connection's database is running (up to `maxMs`):
+ * requests a load run abandoned when it stopped may still be queued in the database, not the server.
+ */
+export async function waitDatabaseIdle(
+  monitor: { query(text: string): Promise<{ rows: { n: number }[] }> },
+  maxMs = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline) {
+    const { rows } = await monitor.query(
+      `select count(*)::int as n from pg_stat_activity
+       where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
+    );
+    if (!rows[0].n) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
