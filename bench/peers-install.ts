@@ -2,7 +2,7 @@
  * bench/peers: the bench-only package holding PostGraphile 5 and the Node 22 binary it needs. The
  * project's own `npm install` never installs it; `npm run bench -- --peers` does, on first use.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
@@ -35,9 +35,12 @@ export function peersMissing(): string | undefined {
   return undefined;
 }
 
-/** The versions the peer bench runs, as recorded in its results. */
+/** The versions the peer bench runs, as recorded in its results: the Node binary's own answer. */
 export function peerVersions(): { node: string; postgraphile: string } {
-  return { node: installedVersion('node') ?? '?', postgraphile: installedVersion('postgraphile') ?? '?' };
+  const node = existsSync(PEERS_NODE)
+    ? execFileSync(PEERS_NODE, ['--version'], { encoding: 'utf8' }).trim()
+    : '?';
+  return { node: node.replace(/^v/, ''), postgraphile: installedVersion('postgraphile') ?? '?' };
 }
 
 /**
