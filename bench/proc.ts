@@ -82,6 +82,9 @@ export function machineCpuSeconds(): { busy: number; total: number } {
  */
 export class ServerProcess {
   readonly url: string;
+  /** performance.now() at spawn, and at the first measuring window: a profile's start-up lies before it. */
+  readonly spawnedAt = performance.now();
+  firstWindowAt?: number;
   private child: ChildProcess;
   private exited: Promise<number | null>;
   private sampler?: NodeJS.Timeout;
@@ -155,6 +158,7 @@ export class ServerProcess {
 
   /** Starts a measuring window: resets the kernel's RSS peak, samples RSS every 50 ms, notes CPU time. */
   startWindow(): void {
+    this.firstWindowAt ??= performance.now();
     this.cpuAtStart = cpuSeconds(this.pid) ?? 0;
     try {
       writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
@@ -194,5 +198,39 @@ export class ServerProcess {
     const code = await this.exited;
     clearTimeout(timer);
     return code;
+  }
+}
+
+/** CPU seconds used so far by every process /proc shows, with its command name. */
+export function cpuByProcess(): Map<number, { name: string; sec: number }> {
+  const out = new Map<number, { name: string; sec: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const sec = cpuSeconds(Number(entry));
+      if (sec !== undefined)
+        out.set(Number(entry), { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), sec });
+    } catch {}
+  }
+  return out;
+}
+
+/**
+ * Waits until no other statement of the monitor connection's database is running (up to `maxMs`):
+ * requests a load run abandoned when it stopped may still be queued in the database, not the server.
+ */
+export async function waitDatabaseIdle(
+  monitor: { query(text: string): Promise<{ rows: { n: number }[] }> },
+  maxMs = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline) {
+    const { rows } = await monitor.query(
+      `select count(*)::int as n from pg_stat_activity
+       where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
+    );
+    if (!rows[0].n) return;
+    await new Promise((r) => setTimeout(r, 250));
   }
 }

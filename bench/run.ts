@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { peersCommand } from './peers-report.js';
 import { toMarkdown, writeResults } from './report.js';
 import { type BenchOptions, DEFAULTS, defaultCommands, runBench } from './runner.js';
 import { runScaleout, SCALEOUT_DEFAULTS } from './scaleout.js';
@@ -36,6 +37,10 @@ const HELP = `npm run bench -- [options]
                        where every core went (Postgres only; see bench/README.md)
   --processes <list>   with --scaleout: process counts to compare (default ${SCALEOUT_DEFAULTS.processes.join(',')}); --only
                        picks the scenarios and --connections the levels (default ${SCALEOUT_DEFAULTS.connections.join(',')})
+  --peers              instead of the scenarios above: the nested query (7) on the gateway, PostGraphile 5
+                       and the raw floor, all on Node 22, answers checked equal, then alternating rounds
+                       (Postgres only; installs bench/peers with npm ci on first use; see bench/README.md)
+  --rounds <n>         with --peers: rounds per concurrency (default 3)
   --label <name>       suffix for the result files
   --no-write           print the table, write no result files
 `;
@@ -60,6 +65,8 @@ async function main() {
       gateway: { type: 'string' },
       scaleout: { type: 'boolean', default: false },
       processes: { type: 'string' },
+      peers: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
       label: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -103,6 +110,7 @@ async function main() {
     rawDir: join(PACKAGE_ROOT, 'bench/results/raw'),
     quiet: false,
   };
+  if (v.scaleout && v.peers) throw new Error('--scaleout and --peers are separate comparisons: pick one.');
   if (v.scaleout) {
     if (o.backend !== 'postgres')
       throw new Error(
@@ -128,6 +136,17 @@ async function main() {
     return;
   }
   if (v.processes) throw new Error('--processes only applies with --scaleout');
+  if (v.peers) {
+    await peersCommand(o, {
+      rounds: v.rounds === undefined ? undefined : Math.round(num('rounds', v.rounds, 3)),
+      quick: v.quick,
+      requestsPerConnection: v['heavy-requests'] === undefined ? undefined : o.heavyRequestsPerConnection,
+      label: v.label,
+      write: !v['no-write'],
+    });
+    return;
+  }
+  if (v.rounds) throw new Error('--rounds only applies with --peers');
   const results = await runBench(o);
   const md = toMarkdown(results);
   process.stdout.write(`\n${md}\n`);

@@ -7,7 +7,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { FILTER_SCENARIOS, type FilterScenarioContext, sortCursor, sortIndexes } from './filters.js';
 import { type LoadResult, runLoad } from './load.js';
 import { load1, type MachineInfo, machineInfo } from './machine.js';
-import { freePort, ServerProcess } from './proc.js';
+import { freePort, ServerProcess, waitDatabaseIdle } from './proc.js';
 import { type ProfileSummary, summarizeProfile } from './profile.js';
 import {
   LAST_PAGE_QUERY,
@@ -150,7 +150,12 @@ async function probeTwice(
   return { ...(await probe(url, apiKey, spec)), coldSql: cold.sql };
 }
 
-async function probe(url: string, apiKey: string, spec: RequestSpec): Promise<Probe & { body: unknown }> {
+/** One request: its status, statement count (`x-sql-statements`), body size, time and parsed body. */
+export async function probe(
+  url: string,
+  apiKey: string,
+  spec: RequestSpec,
+): Promise<Probe & { body: unknown }> {
   const t = performance.now();
   const r = await fetch(url + spec.path, {
     method: spec.method,
@@ -330,15 +335,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
   await monitor?.connect();
   const settle = async (server: ServerProcess) => {
     await server.waitIdle();
-    const deadline = Date.now() + 120_000;
-    while (monitor && Date.now() < deadline) {
-      const { rows } = await monitor.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity
-         where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
-      );
-      if (!rows[0].n) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    if (monitor) await waitDatabaseIdle(monitor);
   };
   // PGlite is one process's database: the baseline can only open it once the gateway has closed it.
   const together = o.backend === 'postgres';

@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type LoadResult, percentile, runLoad } from './load.js';
 import { load1, type MachineInfo, machineInfo } from './machine.js';
-import { cpuSecondsByPid, cpuSecondsSince, freePort, machineCpuSeconds, ServerProcess } from './proc.js';
+import {
+  cpuSecondsByPid,
+  cpuSecondsSince,
+  freePort,
+  machineCpuSeconds,
+  ServerProcess,
+  waitDatabaseIdle,
+} from './proc.js';
 import {
   type BenchOptions,
   type BenchResults,
@@ -144,15 +151,7 @@ export async function runScaleout(o: ScaleoutOptions): Promise<ScaleoutResults> 
   // Between runs: every gateway idle and no statement of the bench database still running.
   const settle = async (servers: ServerProcess[]) => {
     await Promise.all(servers.map((s) => s.waitIdle()));
-    const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline) {
-      const { rows } = await monitor.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity
-         where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
-      );
-      if (!rows[0].n) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitDatabaseIdle(monitor);
   };
   const loadAtStart = load1();
   const results: ScaleoutScenario[] = selected.map((s) => ({

@@ -1,8 +1,9 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { expect } from 'vitest';
+import { capturePages } from '../../bench/capture.js';
 import type { Database } from '../../src/db/database.js';
 import type { DB } from '../../src/db/types.js';
-import { type PageRequest, pagesFor } from '../../src/modules/records/repository.js';
+import type { PageRequest } from '../../src/modules/records/repository.js';
 
 /** One node of an EXPLAIN (FORMAT JSON) plan, with the fields the plan tests read. */
 export interface PlanNode {
@@ -18,23 +19,9 @@ const walk = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(walk)];
 
 /** Runs `pagesFor` and returns the one statement it ran, as compiled. */
 export async function capturePageStatement(db: Kysely<DB>, reqs: PageRequest[]) {
-  const captured: CompiledQuery[] = [];
-  const exec = db.getExecutor();
-  // A proxy, bound to the real executor (it has private members), that records what it runs.
-  const spyExec = new Proxy(exec, {
-    get(target, prop) {
-      if (prop === 'executeQuery')
-        return (q: CompiledQuery) => {
-          captured.push(q);
-          return target.executeQuery(q);
-        };
-      const v = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  const pages = await pagesFor({ getExecutor: () => spyExec } as unknown as Kysely<DB>, reqs);
-  expect(captured).toHaveLength(1);
-  return { pages, query: captured[0] };
+  const { pages, sent } = await capturePages(db, reqs);
+  expect(sent).toHaveLength(1);
+  return { pages, query: sent[0] };
 }
 
 /** EXPLAIN ANALYZE of a compiled statement: every node of its plan, depth first. */

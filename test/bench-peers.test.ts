@@ -1,0 +1,79 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { PEER_SERVERS, runPeers } from '../bench/peers.js';
+import { peersMissing } from '../bench/peers-install.js';
+import { writePeers } from '../bench/peers-report.js';
+import { defaultCommands } from '../bench/runner.js';
+import { dropStore } from '../bench/store.js';
+
+/**
+ * `npm run bench -- --peers` in miniature: scale 0.01, one round at 2 connections, the three servers
+ * on bench/peers' Node 22. It cannot pass unless PostGraphile answered the nested query, its answer
+ * was compared with the gateway's over real rows, and every server served load. It never installs
+ * bench/peers (that downloads PostGraphile and a Node binary): `npm ci --prefix bench/peers` does.
+ */
+const skip = !process.env.DATABASE_URL
+  ? 'needs Postgres (DATABASE_URL): PostGraphile cannot open PGlite'
+  : peersMissing()
+    ? `${peersMissing()}; run \`npm ci --prefix bench/peers\` to include it`
+    : undefined;
+
+test.skipIf(skip)(
+  `the peer bench checks PostGraphile's answer equal to the gateway's and measures all three${skip ? ` (skipped: ${skip})` : ''}`,
+  { timeout: 240_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdg-peers-smoke-'));
+    const url = process.env.DATABASE_URL!;
+    const dbName = `sdg_bench_peers_${process.pid}`;
+    const cmds = defaultCommands();
+    try {
+      const r = await runPeers({
+        scale: 0.01,
+        serverUrl: url,
+        dbName,
+        reseed: true,
+        connections: [2],
+        rounds: 1,
+        requestsPerConnection: 1,
+        minRequests: 4,
+        warmupRequests: 2,
+        gateway: cmds.gatewayTs,
+        baselineServer: cmds.baselineTs,
+        cpuProf: false,
+        rawDir: join(dir, 'raw'),
+        quiet: true,
+      });
+      expect(r.versions.node).toMatch(/^22\./);
+      // PostGraphile answered, and the comparison walked real rows at every level.
+      expect(r.probe.postgraphile.status).toBe(200);
+      expect(r.probe.postgraphile.sql).toBeGreaterThan(0);
+      expect(r.probe.equality.equal).toBe(true);
+      expect(r.probe.equality.counts.projects).toBe(100);
+      expect(r.probe.equality.counts.contacts).toBeGreaterThan(0);
+      expect(r.probe.equality.counts.parcels).toBeGreaterThan(0);
+      expect(r.probe.floorEqualsGateway).toBe(true);
+      const [level] = r.scenarios[0].runs;
+      expect(r.scenarios[0].id).toBe('7');
+      expect(level.connections).toBe(2);
+      expect(level.runs.map((x) => x.server).sort()).toEqual([...PEER_SERVERS].sort());
+      for (const x of level.runs) {
+        expect(x.requests, x.server).toBeGreaterThanOrEqual(4);
+        expect(x.errors, x.server).toBe(0);
+        expect(x.nodeCpuMsPerRequest, x.server).toBeGreaterThan(0);
+        expect(x.peakRssMb, x.server).toBeGreaterThan(0);
+      }
+      expect(level.vsPostgraphile).toBeGreaterThan(0);
+      expect(level.vsFloor).toBeGreaterThan(0);
+      const [md, json] = writePeers(r, join(dir, 'results'));
+      expect(readFileSync(md, 'utf8')).toContain('gateway ÷ PostGraphile');
+      expect(JSON.parse(readFileSync(json, 'utf8')).scenarios[0].runs[0].vsPostgraphile).toBe(
+        level.vsPostgraphile,
+      );
+    } finally {
+      await dropStore({ backend: 'postgres', serverUrl: url, dbName });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
