@@ -7,10 +7,10 @@ import type { OrgRole, RecordKind } from '../db/types.js';
 import { AppError } from '../errors.js';
 import { createApiKey, revokeApiKey } from '../modules/auth/repository.js';
 import * as orgs from '../modules/org/repository.js';
+import { PROPERTY_TYPE_NAMES, type PropertyTypeName, propertyType } from '../modules/properties/registry.js';
 import { importParcels } from '../modules/records/import.js';
 import { sortIndexSql } from '../modules/records/order.js';
 import { installDefaultProperties, schemasByKeys, upsertProperty } from '../modules/schema/repository.js';
-import { PROPERTY_TYPES, type PropertyTypeName } from '../modules/schema/types.js';
 import { hasDemoData, seedDemo } from '../seed/demo.js';
 
 export interface Io {
@@ -59,7 +59,7 @@ With --project, the parcels are linked to the project and its location is recomp
   'schema property add': `sdg schema property add --org ORG --kind project|parcel|contact --id ID --name NAME --type TYPE
     [--option id:Name:#rrggbb ...] [--required] [--json]
 
-TYPE is one of: ${PROPERTY_TYPES.join(', ')}. select and multi_select need --option, e.g.
+TYPE is one of: ${PROPERTY_TYPE_NAMES.join(', ')}. select and multi_select need --option, e.g.
   --option active:Active:#22c55e --option lost:Lost:#ef4444`,
 };
 
@@ -243,7 +243,7 @@ export async function runCli(argv: string[], io: Io, injected?: Database): Promi
         const statements = sortIndexSql(`${values.kind as RecordKind}s`, schema, def.id);
         if (!statements.length) {
           throw new UsageError(
-            `${def.id} is a ${def.type} property: ${def.type === 'select' ? 'select sorts use option positions and need no index' : 'it cannot be sorted'}.`,
+            `${def.id} is a ${def.type} property: ${propertyType(def.type)?.sort?.noIndex ?? 'it cannot be sorted'}.`,
           );
         }
         if (!json)

@@ -1,4 +1,5 @@
 import { AppError, notFound } from '../errors.js';
+import { propertyType } from '../modules/properties/registry.js';
 import type { ParamChecker } from './params.js';
 
 /**
@@ -139,7 +140,7 @@ const schemaRoutes: RestRoute[] = KINDS.map(({ plural, kind }) => ({
         id: p.id,
         name: p.name,
         property_type: type,
-        ...(type === 'select' || type === 'multi_select' ? { select: { options: p.options } } : {}),
+        ...(propertyType(type)?.hasOptions ? { select: { options: p.options } } : {}),
       };
     }),
   }),

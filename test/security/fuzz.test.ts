@@ -3,8 +3,9 @@ import { sql } from 'kysely';
 import type { RecordKind } from '../../src/db/types.js';
 import { AppError } from '../../src/errors.js';
 import { createPortfolio } from '../../src/modules/org/repository.js';
+import { MAX_TEXT_LENGTH } from '../../src/modules/properties/text.js';
 import { bulkInsertRecords } from '../../src/modules/records/repository.js';
-import { MAX_TEXT_LENGTH, validateProperties } from '../../src/modules/records/validate.js';
+import { validateProperties } from '../../src/modules/records/validate.js';
 import { DEFAULT_PROPERTIES, type NewProperty } from '../../src/modules/schema/repository.js';
 import {
   makeSchema,

@@ -4,6 +4,7 @@ import { AppError, type ErrorDetail } from '../../errors.js';
 import { geometryProblem } from '../links/geo.js';
 import { linkParcelsToProject } from '../links/repository.js';
 import { orgUsersByIds } from '../org/repository.js';
+import { propertyType } from '../properties/registry.js';
 import { schemasByKeys } from '../schema/repository.js';
 import type { PropertyDefModel } from '../schema/types.js';
 import { bulkInsertRecords } from './repository.js';
@@ -24,32 +25,10 @@ export interface ImportResult {
   linkedTo?: string;
 }
 
-/** A raw GeoJSON property value as the value object its property type takes. */
+/** A raw GeoJSON property value as the value object its property type takes; undefined leaves it unset. */
 function toValueObject(def: PropertyDefModel, v: unknown): unknown {
   if (v === null || v === undefined || v === '') return undefined;
-  switch (def.type) {
-    case 'number':
-      return {
-        number: typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v,
-      };
-    case 'date':
-      return { date: { start: typeof v === 'string' ? v.slice(0, 10) : v } };
-    case 'select':
-    case 'multi_select': {
-      const vals = Array.isArray(v) ? v : String(v).split(/\s*[;|]\s*/);
-      // Accept option ids or option names, as county exports use display names.
-      return {
-        select: vals.map(
-          (x) =>
-            def.options.find((o) => o.id === x || o.name.toLowerCase() === String(x).toLowerCase())?.id ?? x,
-        ),
-      };
-    }
-    case 'people':
-      return { people: [String(v)] };
-    default:
-      return { text: String(v) };
-  }
+  return propertyType(def.type)?.fromImport(v, def);
 }
 
 /**
@@ -108,7 +87,7 @@ export async function importParcels(
     }
     try {
       const changes = validateProperties('parcel', schema, input, 'create');
-      for (const p of changes.peopleToCheck) people.push({ ...p, feature: i });
+      for (const p of changes.usersToCheck) people.push({ ...p, feature: i });
       return { properties: changes.set, geometry: f.geometry };
     } catch (err) {
       for (const d of (err as AppError).details ?? [])

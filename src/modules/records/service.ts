@@ -3,12 +3,25 @@ import type { RecordKind } from '../../db/types.js';
 import { AppError, forbidden, notFound } from '../../errors.js';
 import { type ConnectionArgs, pageWindow } from '../../pagination/connection.js';
 import type { UserModel } from '../org/types.js';
+import {
+  namesUsers,
+  PROPERTY_TYPES,
+  propertyType,
+  type StoredValue,
+  shapeOf,
+} from '../properties/registry.js';
 import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
-import { compileQuery, type QueryArgs, type RecordQuery } from './filter.js';
+import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
 import * as repo from './repository.js';
-import type { ConnectionModel, FacetModel, RecordModel, StoredValue, ValueModel } from './types.js';
+import type { ConnectionModel, FacetModel, RecordModel, ValueModel } from './types.js';
 import { checkProperties, fitsType, validationFailed } from './validate.js';
+
+/** "select, multi_select or people": the types with facets, for messages. */
+const FACETED = PROPERTY_TYPES.filter((t) => t.facet)
+  .map((t) => t.name)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
 
 const LABEL = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;
 
@@ -74,7 +87,7 @@ async function changesFor(
 ) {
   const schema = await ctx.loaders.schema.load({ orgId, kind });
   const { changes, details } = checkProperties(kind, schema, properties, mode);
-  const people = await foreignPeople(ctx, orgId, changes.peopleToCheck);
+  const people = await foreignPeople(ctx, orgId, changes.usersToCheck);
   if (details.length || people.length) {
     const order = Object.keys(properties as object);
     const rank = (f: string | undefined) => {
@@ -143,7 +156,7 @@ export async function listPage(
   args: ConnectionArgs & QueryArgs,
 ): Promise<ConnectionModel> {
   const w = pageWindow(args);
-  const query = await compileQuery(ctx, LISTS[list].childKind, orgId, args);
+  const query = await compileListQuery(ctx, LISTS[list].childKind, orgId, args);
   // A cursor names its list, parent and query: replayed under another filter, order or search it
   // is refused (INVALID_CURSOR) rather than silently skipping or repeating rows.
   const scope = query.sig ? `${list}:${parentId}:${query.sig}` : `${list}:${parentId}`;
@@ -188,8 +201,7 @@ export async function listPage(
   if (pageRows.length) {
     const kind = LISTS[list].childKind;
     await schemaOf(ctx, orgId, kind);
-    if (pageRows.some((r) => Object.values(r.record.properties).some((v) => 'people' in v)))
-      await userMap(ctx, orgId);
+    if (pageRows.some((r) => namesUsers(r.record.properties))) await userMap(ctx, orgId);
   }
   return {
     edges,
@@ -218,16 +230,16 @@ async function listFacets(
 ): Promise<FacetModel[]> {
   const schema = await ctx.loaders.schema.load({ orgId, kind: LISTS[list].childKind });
   const def = schema.byId.get(propertyId);
-  if (!def || !['select', 'multi_select', 'people'].includes(def.type))
-    throw new AppError('VALIDATION_FAILED', 'facets need a select, multi_select or people property.', [
+  const member = def && propertyType(def.type)?.facet;
+  if (!def || !member)
+    throw new AppError('VALIDATION_FAILED', `facets need a ${FACETED} property.`, [
       {
         field: propertyId,
         reason: def
-          ? `a ${def.type} property has no facets; use a select, multi_select or people property`
+          ? `a ${def.type} property has no facets; use a ${FACETED} property`
           : `unknown property "${propertyId}"; the property schema lists the ids`,
       },
     ]);
-  const member = def.type === 'people' ? 'people' : 'select';
   const counts = await ctx.loaders.facets(list, orgId, query, propertyId, member).load({ orgId, parentId });
   const none = counts.find((c) => c.value === null);
   const tail = none ? [{ value: null, label: null, count: none.count }] : [];
@@ -290,19 +302,17 @@ export async function recordValue(
     : null;
 }
 
+/**
+ * A stored value as REST reads it: with `labels` for the shapes that have them (select, people),
+ * by the value's own member, so a value whose property left the schema still reads the same.
+ */
 function labelled(
   def: PropertyDefModel | undefined,
   v: StoredValue,
   users: ReadonlyMap<string, { name: string }> | undefined,
 ): unknown {
-  if ('select' in v) {
-    return {
-      select: v.select,
-      labels: v.select.map((id) => def?.options.find((o) => o.id === id)?.name ?? id),
-    };
-  }
-  if ('people' in v) return { people: v.people, labels: v.people.map((uid) => users?.get(uid)?.name ?? uid) };
-  return v;
+  const labels = shapeOf(v)?.labels;
+  return labels ? { ...v, labels: labels(v, def, users) } : v;
 }
 
 /**
@@ -337,8 +347,7 @@ export function restProperties(
   r: RecordModel,
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
   const schema = schemaOf(ctx, r.orgId, r.kind);
-  const hasPeople = Object.values(r.properties).some((v) => 'people' in v);
-  const users = hasPeople ? userMap(ctx, r.orgId) : undefined;
+  const users = namesUsers(r.properties) ? userMap(ctx, r.orgId) : undefined;
   const build = (s: PropertySchemaModel, u: ReadonlyMap<string, { name: string }> | undefined) => {
     const out: Record<string, unknown> = {};
     for (const [id, v] of Object.entries(r.properties)) out[id] = labelled(s.byId.get(id), v, u);

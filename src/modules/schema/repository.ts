@@ -2,11 +2,15 @@ import type { Kysely } from 'kysely';
 import type { DB, RecordKind } from '../../db/types.js';
 import { AppError } from '../../errors.js';
 import {
-  makeSchema,
+  PROPERTY_TYPE_NAMES,
   PROPERTY_TYPES,
+  type PropertyTypeName,
+  propertyType,
+} from '../properties/registry.js';
+import {
+  makeSchema,
   type PropertyDefModel,
   type PropertySchemaModel,
-  type PropertyTypeName,
   type SelectOptionModel,
 } from './types.js';
 
@@ -57,6 +61,9 @@ export interface NewProperty {
 /** Projects carry a computed `location`; no schema property may take its key. */
 export const READ_ONLY_PROJECT_PROPERTY = 'location';
 
+const WITH_OPTIONS = PROPERTY_TYPES.filter((t) => t.hasOptions)
+  .map((t) => t.name)
+  .join(' and ');
 const PROPERTY_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
@@ -73,13 +80,13 @@ export function checkNewProperty(kind: RecordKind, p: NewProperty): void {
       reason: 'must start with a letter and use letters, digits, - or _ (max 64)',
     });
   if (!p.name?.trim()) problems.push({ field: 'name', reason: 'must not be empty' });
-  if (!PROPERTY_TYPES.includes(p.type))
-    problems.push({ field: 'type', reason: `must be one of ${PROPERTY_TYPES.join(', ')}` });
-  const isSelect = p.type === 'select' || p.type === 'multi_select';
+  const type = propertyType(p.type);
+  if (!type) problems.push({ field: 'type', reason: `must be one of ${PROPERTY_TYPE_NAMES.join(', ')}` });
+  const isSelect = !!type?.hasOptions;
   if (isSelect && !p.options?.length)
     problems.push({ field: 'options', reason: 'a select property needs at least one option' });
   if (!isSelect && p.options?.length)
-    problems.push({ field: 'options', reason: 'only select and multi_select properties have options' });
+    problems.push({ field: 'options', reason: `only ${WITH_OPTIONS} properties have options` });
   const seen = new Set<string>();
   for (const o of p.options ?? []) {
     if (!o.id || seen.has(o.id))

@@ -1,17 +1,5 @@
 import type { RecordKind } from '../../db/types.js';
-
-export const PROPERTY_TYPES = [
-  'text',
-  'url',
-  'email',
-  'number',
-  'date',
-  'select',
-  'multi_select',
-  'people',
-] as const;
-export type PropertyTypeName = (typeof PROPERTY_TYPES)[number];
-export const RECORD_KINDS: readonly RecordKind[] = ['project', 'parcel', 'contact'];
+import type { PropertyTypeName } from '../properties/registry.js';
 
 export interface SelectOptionModel {
   id: string;
