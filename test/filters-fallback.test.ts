@@ -9,7 +9,8 @@ import type { DB } from '../src/db/types.js';
 import { createOrg, createPortfolio } from '../src/modules/org/repository.js';
 import { compileListQuery } from '../src/modules/records/filter.js';
 import { bulkInsertRecords, pagesFor } from '../src/modules/records/repository.js';
-import { installDefaultProperties, schemasByKeys } from '../src/modules/schema/repository.js';
+import { schemasByKeys } from '../src/modules/schema/repository.js';
+import { installDefaultProperties } from '../src/modules/schema/service.js';
 
 /**
  * Without pg_trgm (a PGlite started without the extension, or a Postgres that lacks it), the

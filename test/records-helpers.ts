@@ -5,11 +5,8 @@ import { createApiKey } from '../src/modules/auth/repository.js';
 import { addMember, createOrg, createPortfolio, createUser } from '../src/modules/org/repository.js';
 import { bulkInsertRecords } from '../src/modules/records/repository.js';
 import type { StoredValue } from '../src/modules/records/types.js';
-import {
-  installDefaultProperties,
-  type NewProperty,
-  upsertProperty,
-} from '../src/modules/schema/repository.js';
+import type { NewProperty } from '../src/modules/schema/repository.js';
+import { defineProperty, installDefaultProperties } from '../src/modules/schema/service.js';
 import type { TestEnv } from './helpers/fixtures.js';
 import { type Client, client, type Res } from './helpers/http.js';
 
@@ -41,7 +38,7 @@ export async function freshOrg(
   const org = await createOrg(db, `Org ${tag}`);
   if (opts.defaults !== false) await installDefaultProperties(db, org.id);
   for (const [kind, props] of Object.entries(extra) as [RecordKind, NewProperty[]][])
-    for (const p of props) await upsertProperty(db, org.id, kind, p);
+    for (const p of props) await defineProperty(db, org.id, kind, p);
   const pf = await createPortfolio(db, org.id, 'P');
   const user = await createUser(db, `owner-${tag}@example.test`, `Owner ${tag}`);
   await addMember(db, org.id, user.id, 'owner');

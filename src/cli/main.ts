@@ -10,7 +10,8 @@ import * as orgs from '../modules/org/repository.js';
 import { PROPERTY_TYPE_NAMES, type PropertyTypeName, propertyType } from '../modules/properties/registry.js';
 import { importParcels } from '../modules/records/import.js';
 import { sortIndexSql } from '../modules/records/order.js';
-import { installDefaultProperties, schemasByKeys, upsertProperty } from '../modules/schema/repository.js';
+import { schemasByKeys } from '../modules/schema/repository.js';
+import { defineProperty, installDefaultProperties } from '../modules/schema/service.js';
 import { hasDemoData, seedDemo } from '../seed/demo.js';
 
 export interface Io {
@@ -269,7 +270,7 @@ export async function runCli(argv: string[], io: Io, injected?: Database): Promi
           if (!id || !name || !color) throw new UsageError(`--option "${o}" must look like id:Name:#rrggbb`);
           return { id, name, color };
         });
-        await upsertProperty(db, values.org!, values.kind as RecordKind, {
+        await defineProperty(db, values.org!, values.kind as RecordKind, {
           id: values.id!,
           name: values.name!,
           type: values.type as PropertyTypeName,

@@ -1,12 +1,16 @@
-import { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import { OrgModel, PortfolioModel, UserModel, ViewerModel } from '../modules/org/types.js';
-import { RecordModel, ValueModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
-import { PropertySchemaModel, PropertyDefModel } from '../modules/schema/types.js';
-import { Context } from '../context.js';
+import type { RecordKind } from '../db/types.js';
+import type { AccessRole as Role } from '../modules/auth/viewer.js';
+import type { PropertyTypeName as PropertyType } from '../modules/properties/registry.js';
+import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { OrgModel, PortfolioModel, UserModel, ViewerModel } from '../modules/org/types.js';
+import type { PropertySchemaModel, PropertyDefModel } from '../modules/schema/types.js';
+import type { ValueModel, RecordModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
+import type { Context } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+export type EnumResolverSignature<T, AllowedValues = any> = { [key in keyof T]?: AllowedValues };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
   ID: { input: string; output: string; }
@@ -819,24 +823,7 @@ export type PropertySchema = {
   properties: Array<PropertyDefinition>;
 };
 
-/** The type of value a property holds. */
-export type PropertyType =
-  /** A calendar date, `{ date: { start } }`. */
-  | 'DATE'
-  /** An e-mail address, `{ text }`. */
-  | 'EMAIL'
-  /** Any options of the property, `{ select: [optionId, …] }`. */
-  | 'MULTI_SELECT'
-  /** A finite decimal number, `{ number }`. */
-  | 'NUMBER'
-  /** One user of the organization, `{ people: [uid] }`. */
-  | 'PEOPLE'
-  /** One option of the property, `{ select: [optionId] }`. */
-  | 'SELECT'
-  /** Free text, `{ text }`. */
-  | 'TEXT'
-  /** An absolute http(s) URL, `{ text }`. */
-  | 'URL';
+export { PropertyType };
 
 /** A typed property value. */
 export type PropertyValue = {
@@ -914,14 +901,7 @@ export type RecordFilter = {
   updatedAt?: InputMaybe<DateTimeRange>;
 };
 
-/** The kinds of record that carry dynamic properties. */
-export type RecordKind =
-  /** People and companies: land owners, brokers, counsel. */
-  | 'CONTACT'
-  /** Parcels of land, from cadastral data. */
-  | 'PARCEL'
-  /** Projects. */
-  | 'PROJECT';
+export { RecordKind };
 
 /** One sort key: a property (by id) or a record field, exactly one of the two. */
 export type RecordOrder = {
@@ -942,18 +922,7 @@ export type RecordOrderField =
   /** Last update time. */
   | 'UPDATED_AT';
 
-/** A caller's role in an organization. Guests have no organization role; they reach single portfolios. */
-export type Role =
-  /** Manages the organization's data and people. */
-  | 'ADMIN'
-  /** Reads and writes only the portfolios granted to them. */
-  | 'GUEST'
-  /** Reads and writes every portfolio of the organization. */
-  | 'MEMBER'
-  /** Full control of the organization. */
-  | 'OWNER'
-  /** Reads every portfolio of the organization and writes nothing. */
-  | 'VIEWER';
+export { Role };
 
 /** Select operators, with option ids of the property. */
 export type SelectFilter = {
@@ -1499,6 +1468,8 @@ export type PropertySchemaResolvers<ContextType = Context, ParentType extends Re
   properties?: Resolver<Array<ResolversTypes['PropertyDefinition']>, ParentType, ContextType>;
 }>;
 
+export type PropertyTypeResolvers = EnumResolverSignature<{ DATE?: any, EMAIL?: any, MULTI_SELECT?: any, NUMBER?: any, PEOPLE?: any, SELECT?: any, TEXT?: any, URL?: any }, ResolversTypes['PropertyType']>;
+
 export type PropertyValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyValue'] = ResolversParentTypes['PropertyValue']> = ResolversObject<{
   __resolveType: TypeResolveFn<'DateValue' | 'NumberValue' | 'PeopleValue' | 'SelectValue' | 'TextValue', ParentType, ContextType>;
 }>;
@@ -1512,6 +1483,10 @@ export type QueryResolvers<ContextType = Context, ParentType extends ResolversPa
   project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType, RequireFields<QueryProjectArgs, 'id'>>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
 }>;
+
+export type RecordKindResolvers = EnumResolverSignature<{ CONTACT?: any, PARCEL?: any, PROJECT?: any }, ResolversTypes['RecordKind']>;
+
+export type RoleResolvers = EnumResolverSignature<{ ADMIN?: any, GUEST?: any, MEMBER?: any, OWNER?: any, VIEWER?: any }, ResolversTypes['Role']>;
 
 export type SelectOptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['SelectOption'] = ResolversParentTypes['SelectOption']> = ResolversObject<{
   color?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1578,8 +1553,11 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   PropertyDefinition?: PropertyDefinitionResolvers<ContextType>;
   PropertyRecord?: PropertyRecordResolvers<ContextType>;
   PropertySchema?: PropertySchemaResolvers<ContextType>;
+  PropertyType?: PropertyTypeResolvers;
   PropertyValue?: PropertyValueResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RecordKind?: RecordKindResolvers;
+  Role?: RoleResolvers;
   SelectOption?: SelectOptionResolvers<ContextType>;
   SelectValue?: SelectValueResolvers<ContextType>;
   TextValue?: TextValueResolvers<ContextType>;

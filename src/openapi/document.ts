@@ -285,7 +285,7 @@ const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 const singular = (s: string) => (s.endsWith('ies') ? `${s.slice(0, -3)}y` : s.replace(/s$/, ''));
 
 /** The record kind a page or record response holds: the last plural resource named in the path. */
-function kindOf(route: RestRoute): Plural {
+function recordsOf(route: RestRoute): Plural {
   const segs = segments(route.path).filter(isPlural);
   return route.returns === 'page' ? segs[segs.length - 1] : segs[0];
 }
@@ -340,7 +340,7 @@ function queryParams(route: RestRoute): Json[] {
 
 function requestBody(route: RestRoute): Json | undefined {
   if (!route.body) return undefined;
-  const plural = kindOf(route);
+  const plural = recordsOf(route);
   const required = route.method === 'POST' ? REQUIRED_ON_CREATE[plural] : undefined;
   const members: Json = {};
   // The same member list ParamChecker.body() enforces: every member required, no others.
@@ -395,10 +395,10 @@ function successResponse(route: RestRoute): Json {
     case 'schema':
       return json(ref('Schema'), 'The property schema.');
     case 'page':
-      return json(ref(`${KINDS[kindOf(route)].type}Page`), 'A page.');
+      return json(ref(`${KINDS[recordsOf(route)].type}Page`), 'A page.');
     case 'record':
       return json(
-        ref(KINDS[kindOf(route)].type),
+        ref(KINDS[recordsOf(route)].type),
         route.method === 'POST' ? 'The created record, with its generated id.' : 'The whole updated record.',
       );
     case 'empty':

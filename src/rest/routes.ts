@@ -1,4 +1,5 @@
 import { AppError, notFound } from '../errors.js';
+import { fromEnum, toEnum } from '../graphql/enums.js';
 import { propertyType } from '../modules/properties/registry.js';
 import type { ParamChecker } from './params.js';
 
@@ -120,7 +121,7 @@ const base: RestRoute[] = [
         uid: u.id,
         email: u.email,
         name: u.name,
-        role: u.role?.toLowerCase() ?? null,
+        role: u.role ? fromEnum('Role', u.role) : null,
       })),
     returns: 'users',
   },
@@ -131,11 +132,11 @@ const schemaRoutes: RestRoute[] = KINDS.map(({ plural, kind }) => ({
   path: `/${plural}/v1/schema`,
   summary: `The ${kind} property schema of an organization`,
   query: { orgId: true },
-  document: `query ($orgId: ID!) { organization(id: $orgId) { propertySchema(kind: ${kind.toUpperCase()}) { properties { id name type options { id name color } } } } }`,
+  document: `query ($orgId: ID!) { organization(id: $orgId) { propertySchema(kind: ${toEnum('RecordKind', kind)}) { properties { id name type options { id name color } } } } }`,
   variables: ({ base }) => base,
   respond: (d) => ({
     properties: dig(d, ['organization', 'propertySchema'], 'Organization').properties.map((p: any) => {
-      const type = p.type.toLowerCase();
+      const type = fromEnum('PropertyType', p.type);
       return {
         id: p.id,
         name: p.name,

@@ -6,7 +6,8 @@ import { createPortfolio } from '../../src/modules/org/repository.js';
 import { MAX_TEXT_LENGTH } from '../../src/modules/properties/text.js';
 import { bulkInsertRecords } from '../../src/modules/records/repository.js';
 import { validateProperties } from '../../src/modules/records/validate.js';
-import { DEFAULT_PROPERTIES, type NewProperty } from '../../src/modules/schema/repository.js';
+import type { NewProperty } from '../../src/modules/schema/repository.js';
+import { DEFAULT_PROPERTIES } from '../../src/modules/schema/service.js';
 import {
   makeSchema,
   type PropertyDefModel,

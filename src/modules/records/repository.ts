@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB, RecordKind } from '../../db/types.js';
-import { notFound } from '../../errors.js';
+import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { PLAIN_QUERY, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
@@ -251,6 +251,18 @@ export async function facetsFor(
   return out;
 }
 
+/** Whether a record exists in the portfolio. */
+export async function recordInPortfolio(
+  db: Kysely<DB>,
+  kind: RecordKind,
+  key: { orgId: string; portfolioId: string; id: string },
+): Promise<boolean> {
+  const { rows } = await sql`
+    select 1 from ${sql.table(RECORD_TABLE[kind])}
+    where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}`.execute(db);
+  return rows.length > 0;
+}
+
 /** Parcel geometries by id, for the GraphQL `geometry` field. */
 export async function parcelGeometries(db: Kysely<DB>, orgIds: readonly string[], ids: readonly string[]) {
   if (!ids.length || !orgIds.length) return new Map<string, unknown>();
@@ -263,28 +275,26 @@ export async function parcelGeometries(db: Kysely<DB>, orgIds: readonly string[]
   return new Map(rows.map((r) => [r.id, r.geometry]));
 }
 
-const FOREIGN_KEY_VIOLATION = '23503';
-
+/**
+ * Inserts one record; undefined when its portfolio does not exist (anymore). `created_at` and
+ * `updated_at` come from one clock reading: the two column defaults could straddle a millisecond.
+ */
 export async function insertRecord(
   db: Kysely<DB>,
   kind: RecordKind,
   orgId: string,
   portfolioId: string,
   properties: Record<string, StoredValue>,
-  extra: { geometry?: unknown } = {},
-): Promise<RecordModel> {
+): Promise<RecordModel | undefined> {
   try {
     const { rows } = await sql<RecordRow>`
-      insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties${kind === 'parcel' ? sql`, geometry` : sql``})
-      values (${orgId}, ${portfolioId}, ${newId(ID_TYPE[kind])}, ${JSON.stringify(properties)}::jsonb${
-        kind === 'parcel'
-          ? sql`, ${extra.geometry === undefined ? null : JSON.stringify(extra.geometry)}::jsonb`
-          : sql``
-      })
+      insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
+      select ${orgId}, ${portfolioId}, ${newId(ID_TYPE[kind])}, ${JSON.stringify(properties)}::jsonb, now.t, now.t
+      from (select date_trunc('milliseconds', clock_timestamp()) as t) now
       returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
     return toRecord(kind, rows[0]);
   } catch (err) {
-    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw notFound('Portfolio');
+    if (isForeignKeyViolation(err)) return undefined;
     throw err;
   }
 }

@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { RecordKind } from '../../db/types.js';
 import { AppError, forbidden, notFound } from '../../errors.js';
 import { type ConnectionArgs, pageWindow } from '../../pagination/connection.js';
@@ -114,7 +115,12 @@ export async function createRecord(
     throw notFound('Portfolio');
   assertCanWrite(ctx, input.orgId, `create ${kind}s`);
   const { set } = await changesFor(ctx, kind, input.orgId, input.properties, 'create');
-  return repo.insertRecord(ctx.db, kind, input.orgId, input.portfolioId, set);
+  const created = await inTransaction(ctx.db, (tx) =>
+    repo.insertRecord(tx, kind, input.orgId, input.portfolioId, set),
+  );
+  // The portfolio was deleted meanwhile (the insert's foreign key).
+  if (!created) throw notFound('Portfolio');
+  return created;
 }
 
 export async function updateRecord(
@@ -125,7 +131,7 @@ export async function updateRecord(
   const current = await requireRecord(ctx, kind, input.id, input);
   assertCanWrite(ctx, current.orgId, `update ${kind}s`);
   const { set, clear } = await changesFor(ctx, kind, current.orgId, input.properties, 'update');
-  const updated = await repo.updateRecord(ctx.db, kind, current, set, clear);
+  const updated = await inTransaction(ctx.db, (tx) => repo.updateRecord(tx, kind, current, set, clear));
   // Deleted between the read and the write: it no longer exists.
   if (!updated) throw notFound(LABEL[kind]);
   ctx.loaders.record[kind].clear(updated.id).prime(updated.id, updated);
@@ -139,7 +145,8 @@ export async function deleteRecord(
 ): Promise<string> {
   const current = await requireRecord(ctx, kind, input.id, input);
   assertCanWrite(ctx, current.orgId, `delete ${kind}s`);
-  if (!(await repo.deleteRecord(ctx.db, kind, current))) throw notFound(LABEL[kind]);
+  if (!(await inTransaction(ctx.db, (tx) => repo.deleteRecord(tx, kind, current))))
+    throw notFound(LABEL[kind]);
   ctx.loaders.record[kind].clear(current.id);
   return current.id;
 }

@@ -2,8 +2,11 @@ import type { RecordKind } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import { isPlainObject } from '../properties/property-type.js';
 import { propertyType, type StoredValue } from '../properties/registry.js';
-import { READ_ONLY_PROJECT_PROPERTY } from '../schema/repository.js';
-import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
+import {
+  type PropertyDefModel,
+  type PropertySchemaModel,
+  READ_ONLY_PROJECT_PROPERTY,
+} from '../schema/types.js';
 
 /** Most properties one write may name. */
 export const MAX_PROPERTIES_PER_WRITE = 200;

@@ -1,6 +1,9 @@
 import type { RecordKind } from '../../db/types.js';
 import type { PropertyTypeName } from '../properties/registry.js';
 
+/** Projects carry a computed `location`; no schema property may take its key. */
+export const READ_ONLY_PROJECT_PROPERTY = 'location';
+
 export interface SelectOptionModel {
   id: string;
   name: string;
