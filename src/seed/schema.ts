@@ -5,7 +5,10 @@ import { defineProperty, installDefaultProperties } from '../modules/schema/serv
 
 const opt = (id: string, name: string, color: string) => ({ id, name, color });
 
-/** Demo properties on top of the spec's defaults: at least one of every type per record kind. */
+/**
+ * Demo properties on top of the spec's defaults: a text, url, email, number, date, select,
+ * multi_select and people property on every record kind.
+ */
 export const DEMO_PROPERTIES: Record<RecordKind, NewProperty[]> = {
   project: [
     { id: 'website', name: 'Website', type: 'url' },
