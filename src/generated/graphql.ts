@@ -29,6 +29,25 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
+/** Checkbox operators. */
+export type CheckboxFilter = {
+  /** Ticked (true) or unticked (false); records without a value match neither. */
+  eq?: InputMaybe<Scalars['Boolean']['input']>;
+  /** true: no value; false: ticked or unticked. */
+  isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** A checkbox value. */
+export type CheckboxValue = PropertyValue & {
+  __typename?: 'CheckboxValue';
+  /** Whether the box is ticked. */
+  checked: Scalars['Boolean']['output'];
+  /** The property's definition. */
+  property: PropertyDefinition;
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
+};
+
 /** A person or company: land owner, broker, counsel. */
 export type Contact = Node & PropertyRecord & {
   __typename?: 'Contact';
@@ -774,6 +793,8 @@ export type PropertyDefinition = {
  * (`text` for text, url and email; `select` for select; `multiSelect` for multi_select; …).
  */
 export type PropertyFilter = {
+  /** For checkbox properties. */
+  checkbox?: InputMaybe<CheckboxFilter>;
   /** For date properties (compares the start date). */
   date?: InputMaybe<DateFilter>;
   /** The property id, from the organization's property schema. */
@@ -1107,12 +1128,15 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( ValueModel )
     | ( ValueModel )
     | ( ValueModel )
+    | ( ValueModel )
   ;
 }>;
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CheckboxFilter: CheckboxFilter;
+  CheckboxValue: ResolverTypeWrapper<ValueModel>;
   Contact: ResolverTypeWrapper<RecordModel>;
   ContactConnection: ResolverTypeWrapper<ConnectionModel>;
   ContactEdge: ResolverTypeWrapper<EdgeModel>;
@@ -1183,6 +1207,8 @@ export type ResolversTypes = ResolversObject<{
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   Boolean: Scalars['Boolean']['output'];
+  CheckboxFilter: CheckboxFilter;
+  CheckboxValue: ValueModel;
   Contact: RecordModel;
   ContactConnection: ConnectionModel;
   ContactEdge: EdgeModel;
@@ -1242,6 +1268,13 @@ export type ResolversParentTypes = ResolversObject<{
   UpdateRecordInput: UpdateRecordInput;
   User: UserModel;
   Viewer: ViewerModel;
+}>;
+
+export type CheckboxValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['CheckboxValue'] = ResolversParentTypes['CheckboxValue']> = ResolversObject<{
+  checked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+  propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type ContactResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Contact'] = ResolversParentTypes['Contact']> = ResolversObject<{
@@ -1468,10 +1501,10 @@ export type PropertySchemaResolvers<ContextType = Context, ParentType extends Re
   properties?: Resolver<Array<ResolversTypes['PropertyDefinition']>, ParentType, ContextType>;
 }>;
 
-export type PropertyTypeResolvers = EnumResolverSignature<{ DATE?: any, EMAIL?: any, MULTI_SELECT?: any, NUMBER?: any, PEOPLE?: any, SELECT?: any, TEXT?: any, URL?: any }, ResolversTypes['PropertyType']>;
+export type PropertyTypeResolvers = EnumResolverSignature<{ CHECKBOX?: any, DATE?: any, EMAIL?: any, MULTI_SELECT?: any, NUMBER?: any, PEOPLE?: any, SELECT?: any, TEXT?: any, URL?: any }, ResolversTypes['PropertyType']>;
 
 export type PropertyValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyValue'] = ResolversParentTypes['PropertyValue']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'DateValue' | 'NumberValue' | 'PeopleValue' | 'SelectValue' | 'TextValue', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'CheckboxValue' | 'DateValue' | 'NumberValue' | 'PeopleValue' | 'SelectValue' | 'TextValue', ParentType, ContextType>;
 }>;
 
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
@@ -1522,6 +1555,7 @@ export type ViewerResolvers<ContextType = Context, ParentType extends ResolversP
 }>;
 
 export type Resolvers<ContextType = Context> = ResolversObject<{
+  CheckboxValue?: CheckboxValueResolvers<ContextType>;
   Contact?: ContactResolvers<ContextType>;
   ContactConnection?: ContactConnectionResolvers<ContextType>;
   ContactEdge?: ContactEdgeResolvers<ContextType>;

@@ -1,3 +1,4 @@
+import { checkbox } from './checkbox.js';
 import { date } from './date.js';
 import { number } from './number.js';
 import { people } from './people.js';
@@ -10,7 +11,17 @@ import { email, text, url } from './text.js';
  * file beside this one and one line here (plus its SDL: a PropertyType value, a value type and a
  * filter input in schema.graphql, and the database's list of allowed types in a migration).
  */
-export const PROPERTY_TYPES = [text, url, email, number, date, select, multiSelect, people] as const;
+export const PROPERTY_TYPES = [
+  text,
+  url,
+  email,
+  number,
+  date,
+  select,
+  multiSelect,
+  people,
+  checkbox,
+] as const;
 
 type AnyType = (typeof PROPERTY_TYPES)[number];
 export type PropertyTypeName = AnyType['name'];
