@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { buildSchema, type GraphQLInterfaceType } from 'graphql';
+import { namedDocument } from './src/rest/names.js';
+import { REST_ROUTES } from './src/rest/routes.js';
 
 // Resolver types are generated from the SDL and committed; `.ci/run` fails on drift.
 
@@ -50,6 +52,18 @@ const config: CodegenConfig = {
           ...suffixed('Connection', '../modules/records/types.js#ConnectionModel'),
           ...suffixed('Edge', '../modules/records/types.js#EdgeModel'),
         },
+      },
+    },
+    // The result (and variables) of each REST route's GraphQL operation, named by its operationId.
+    'src/generated/rest.ts': {
+      documents: REST_ROUTES.map(namedDocument),
+      plugins: ['typescript-operations'],
+      config: {
+        onlyOperationTypes: true,
+        useTypeImports: true,
+        enumsAsTypes: true,
+        // What a result carries after serialization (REST reads those).
+        scalars: { JSON: 'unknown', DateTime: 'string', Date: 'string' },
       },
     },
   },

@@ -6,6 +6,7 @@ import { PROPERTY_TYPE_NAMES, PROPERTY_TYPES, VALUE_SHAPES } from '../modules/pr
 import { MAX_PROPERTIES_PER_WRITE } from '../modules/records/validate.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination/connection.js';
 import { PACKAGE_ROOT } from '../paths.js';
+import { operationId } from '../rest/names.js';
 import { METHOD_EXPLANATIONS, REST_ROUTES, type RestRoute } from '../rest/routes.js';
 
 /**
@@ -288,26 +289,6 @@ const singular = (s: string) => (s.endsWith('ies') ? `${s.slice(0, -3)}y` : s.re
 function recordsOf(route: RestRoute): Plural {
   const segs = segments(route.path).filter(isPlural);
   return route.returns === 'page' ? segs[segs.length - 1] : segs[0];
-}
-
-/** Readable, unique ids: listProjects, getProjectSchema, updateParcel, linkProjectContact, … */
-function operationId(route: RestRoute): string {
-  const segs = segments(route.path).filter((s) => s !== 'v1');
-  const params = segs.filter((s) => s.startsWith(':')).length;
-  const words = segs
-    .map((s, i) =>
-      s.startsWith(':') ? '' : segs[i + 1]?.startsWith(':') || segs[i + 1] === 'schema' ? singular(s) : s,
-    )
-    .filter(Boolean)
-    .map(cap);
-  const list = route.returns === 'page' || ['organizations', 'portfolios', 'users'].includes(route.returns);
-  let verb: string;
-  if (route.method === 'GET') verb = list ? 'list' : 'get';
-  else if (route.method === 'PUT') verb = 'update';
-  else if (route.method === 'POST') verb = params ? 'link' : 'create';
-  else verb = params > 1 ? 'unlink' : 'delete';
-  if (verb === 'link' || verb === 'create') words[words.length - 1] = singular(words[words.length - 1]);
-  return verb + words.join('');
 }
 
 function pathParams(route: RestRoute): Json[] {
