@@ -283,7 +283,6 @@ function schemas(byStatus: Map<number, ErrorCode[]>): Json {
 const segments = (path: string) => path.split('/').filter(Boolean);
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
-const singular = (s: string) => (s.endsWith('ies') ? `${s.slice(0, -3)}y` : s.replace(/s$/, ''));
 
 /** The record kind a page or record response holds: the last plural resource named in the path. */
 function recordsOf(route: RestRoute): Plural {
