@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import type { ListName } from '../records/lists.js';
-import { listPage } from '../records/service.js';
+import { listPage } from '../records/pages.js';
 import type { RecordModel } from '../records/types.js';
 import { setContactLink } from './service.js';
 

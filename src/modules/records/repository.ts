@@ -120,44 +120,14 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
   const query = reqs[0].query ?? PLAIN_QUERY;
   const kind = LISTS[list].childKind;
   const scope = listScope(list, query);
-  const back = direction === 'backward';
-  const lastDir = query.keys.at(-1)?.dir ?? 'asc';
-  // Each atom of the order with the direction the scan runs it in.
-  const atoms = [
-    ...query.keys.map((k) => ({ expr: k.expr, type: k.type, asc: (k.dir === 'asc') !== back })),
-    { expr: scope.sortAt, type: 'ts' as const, asc: (lastDir === 'asc') !== back },
-    { expr: scope.childId, type: 'id' as const, asc: (lastDir === 'asc') !== back },
-  ];
+  const atoms = orderAtoms(query, scope, direction === 'backward');
   const cols = atoms.map((_, i) => sql.raw(`b${i}`));
-  const boundValue = (a: (typeof atoms)[number], v: string | number | undefined) => {
-    if (a.type === 'id') return sql`${v ?? ''}::text`;
-    if (a.type === 'ts')
-      return sql`${v === undefined ? (a.asc ? '-infinity' : 'infinity') : new Date(v as number).toISOString()}::timestamptz`;
-    return sql`${v === undefined ? (a.asc ? 'null' : '{}') : (v as string)}::jsonb`;
-  };
   const parents = sql.join(
     reqs.map(
       (r, i) =>
         sql`(${i}::int, ${r.orgId}::text, ${r.parentId}::text, ${sql.join(atoms.map((a, j) => boundValue(a, r.bound?.[j])))}, ${r.limit}::int)`,
     ),
   );
-  const uniform = atoms.every((a) => a.asc === atoms[0].asc);
-  const cmp = (a: { asc: boolean }) => (a.asc ? sql`>` : sql`<`);
-  const keyset = uniform
-    ? sql`(${sql.join(atoms.map((a) => a.expr))}) ${cmp(atoms[0])} (${sql.join(cols.map((c) => sql`p.${c}`))})`
-    : sql`(${sql.join(
-        atoms.map(
-          (a, i) =>
-            sql`(${sql.join(
-              [
-                ...atoms.slice(0, i).map((e, j) => sql`${e.expr} = p.${cols[j]}`),
-                sql`${a.expr} ${cmp(a)} p.${cols[i]}`,
-              ],
-              sql` and `,
-            )})`,
-        ),
-        sql` or `,
-      )})`;
   const orderBy = sql.join(atoms.map((a) => sql`${a.expr} ${a.asc ? sql`asc` : sql`desc`}`));
   const keyCols = query.keys.map((k, i) =>
     k.type === 'json'
@@ -165,13 +135,11 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
       : sql`, ${k.expr} as ${sql.raw(`k${i}`)}`,
   );
   const linked = LISTS[list].linkTable ? sql`l.linked_at` : sql`null::timestamptz`;
-  const { rows } = await sql<
-    RecordRow & { ord: number; sort_at: Date; linked_at: Date | null } & Record<string, unknown>
-  >`
+  const { rows } = await sql<PageRowData>`
     select p.ord, x.* from (values ${parents}) as p(ord, org_id, parent_id, ${sql.join(cols)}, lim)
     cross join lateral (
       select ${recordColumns(kind, 'c')}, ${scope.sortAt} as sort_at, ${linked} as linked_at${sql.join(keyCols, sql``)}
-      from ${scope.from} and ${keyset}
+      from ${scope.from} and ${keysetCondition(atoms, cols)}
       order by ${orderBy} limit p.lim) x`.execute(db);
   const out: PageRow[][] = reqs.map(() => []);
   for (const r of rows)
@@ -184,6 +152,52 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
       ),
     });
   return out;
+}
+
+type PageRowData = RecordRow & { ord: number; sort_at: Date; linked_at: Date | null } & Record<
+    string,
+    unknown
+  >;
+
+/** One term of a page's order, with the direction the scan runs it in. */
+interface OrderAtom {
+  expr: RawBuilder<unknown>;
+  type: 'json' | 'ts' | 'id';
+  asc: boolean;
+}
+
+/** The query's sort keys, then the list's stable order (sort time, child id) the way the last key runs. */
+function orderAtoms(query: RecordQuery, scope: ReturnType<typeof listScope>, back: boolean): OrderAtom[] {
+  const lastAsc = (query.keys.at(-1)?.dir ?? 'asc') === 'asc';
+  return [
+    ...query.keys.map((k) => ({ expr: k.expr, type: k.type, asc: (k.dir === 'asc') !== back })),
+    { expr: scope.sortAt, type: 'ts' as const, asc: lastAsc !== back },
+    { expr: scope.childId, type: 'id' as const, asc: lastAsc !== back },
+  ];
+}
+
+/** A cursor's value for one atom, or without a cursor a bound every row passes. */
+function boundValue(a: OrderAtom, v: string | number | undefined): RawBuilder<unknown> {
+  if (a.type === 'id') return sql`${v ?? ''}::text`;
+  if (a.type === 'ts')
+    return sql`${v === undefined ? (a.asc ? '-infinity' : 'infinity') : new Date(v as number).toISOString()}::timestamptz`;
+  return sql`${v === undefined ? (a.asc ? 'null' : '{}') : (v as string)}::jsonb`;
+}
+
+/** Rows after the bound: a row comparison when every atom runs one way (an index condition), else the expanded OR. */
+function keysetCondition(atoms: OrderAtom[], cols: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  const cmp = (a: OrderAtom) => (a.asc ? sql`>` : sql`<`);
+  if (atoms.every((a) => a.asc === atoms[0].asc))
+    return sql`(${sql.join(atoms.map((a) => a.expr))}) ${cmp(atoms[0])} (${sql.join(cols.map((c) => sql`p.${c}`))})`;
+  const after = (a: OrderAtom, i: number) =>
+    sql`(${sql.join(
+      [
+        ...atoms.slice(0, i).map((e, j) => sql`${e.expr} = p.${cols[j]}`),
+        sql`${a.expr} ${cmp(a)} p.${cols[i]}`,
+      ],
+      sql` and `,
+    )})`;
+  return sql`(${sql.join(atoms.map(after), sql` or `)})`;
 }
 
 /** How many records each parent's list holds, in one statement. */
@@ -224,6 +238,12 @@ async function filteredCounts(
   return out;
 }
 
+/** Records of a list with one option or user (value), or with none (null). */
+export interface FacetCount {
+  value: string | null;
+  count: number;
+}
+
 /**
  * Facet counts of one select, multi_select or people property per parent, under the query's
  * filter: [value (option or user id, null for none), count] per parent, in one statement.
@@ -235,7 +255,7 @@ export async function facetsFor(
   query: RecordQuery,
   propertyId: string,
   member: 'select' | 'people',
-): Promise<{ value: string | null; count: number }[][]> {
+): Promise<FacetCount[][]> {
   if (!keys.length) return [];
   const { rows } = await sql<{ ord: number; value: string | null; n: number }>`
     select p.ord, v.value, count(distinct x.id)::int as n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
@@ -246,7 +266,7 @@ export async function facetsFor(
           then x.properties -> ${propertyId}::text -> ${member}::text end) e
     ) v on true
     group by p.ord, v.value`.execute(db);
-  const out: { value: string | null; count: number }[][] = keys.map(() => []);
+  const out: FacetCount[][] = keys.map(() => []);
   for (const r of rows) out[r.ord].push({ value: r.value, count: r.n });
   return out;
 }

@@ -4,17 +4,19 @@ import type { Resolvers } from '../../generated/graphql.js';
 import type { PeopleStored } from '../properties/people.js';
 import { propertyType, VALUE_SHAPES } from '../properties/registry.js';
 import type { ListName } from './lists.js';
+import { listPage } from './pages.js';
 import * as service from './service.js';
 import { type ConnectionModel, RECORD_TYPENAME, type RecordModel, type ValueModel } from './types.js';
+import * as values from './values.js';
 
 /** Fields every record type shares. */
 const recordFields = {
   portfolio: async (r: RecordModel, _a: unknown, ctx: Context) =>
     (await ctx.loaders.portfolio.load({ orgId: r.orgId, id: r.portfolioId }))!,
-  properties: (r: RecordModel, _a: unknown, ctx: Context) => service.restProperties(ctx, r),
-  values: (r: RecordModel, _a: unknown, ctx: Context) => service.recordValues(ctx, r),
+  properties: (r: RecordModel, _a: unknown, ctx: Context) => values.restProperties(ctx, r),
+  values: (r: RecordModel, _a: unknown, ctx: Context) => values.recordValues(ctx, r),
   value: (r: RecordModel, a: { propertyId: string }, ctx: Context) =>
-    service.recordValue(ctx, r, a.propertyId),
+    values.recordValue(ctx, r, a.propertyId),
 };
 
 const valueFields = { property: (v: ValueModel) => v.def };
@@ -25,7 +27,7 @@ const valueTypes = Object.fromEntries(
 );
 
 const page = (list: ListName) => (p: { orgId: string; id: string }, args: object, ctx: Context) =>
-  service.listPage(ctx, list, p.orgId, p.id, args);
+  listPage(ctx, list, p.orgId, p.id, args);
 
 const connection = {
   nodes: (c: { edges: { node: RecordModel }[] }) => c.edges.map((e) => e.node),
@@ -86,7 +88,7 @@ export const recordResolvers: Resolvers = {
     // The users of the value among the organization's: needs the request's user list.
     users: (v, _a, ctx) => {
       const present = <T>(xs: (T | undefined)[]) => xs.filter((u): u is T => u !== undefined);
-      const users = service.peopleOf(ctx, v.orgId, (v.value as PeopleStored).people);
+      const users = values.peopleOf(ctx, v.orgId, (v.value as PeopleStored).people);
       return users instanceof Promise ? users.then(present) : present(users);
     },
   },
