@@ -66,8 +66,6 @@ export const forbidden = (what: string) =>
     'FORBIDDEN',
     `Your role is read-only in this organization, so you cannot ${what}. Ask an owner for the member role.`,
   );
-export const badInput = (message: string, details?: ErrorDetail[]) =>
-  new AppError('VALIDATION_FAILED', message, details);
 
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && code in ERROR_STATUS;
