@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { importParcels } from '../src/modules/records/import.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { stored } from './records-helpers.js';
 
 /** REST v1 link endpoints: every path, the link rules, 405 on project–parcel writes, paging over links. */
 
@@ -64,6 +65,9 @@ async function linkRows(env: Env, table: 'project_contacts' | 'parcel_contacts',
 }
 
 const ids = (body: { items: { id: string }[] }) => body.items.map((i) => i.id);
+/** A REST properties map without the `labels` reads add. */
+const withoutLabels = (properties: Record<string, Record<string, unknown>>) =>
+  Object.fromEntries(Object.entries(properties).map(([k, { labels: _, ...v }]) => [k, v]));
 
 describe('project–contact and parcel–contact links over REST', () => {
   for (const kind of ['projects', 'parcels'] as const) {
@@ -315,7 +319,15 @@ describe('project–parcel links are read-only', () => {
     const r = await env.as.bob.get(`/projects/v1/${project}/parcels`, s);
     expect(r.status).toBe(200);
     expect(new Set(ids(r.body))).toEqual(new Set(expected));
-    expect(r.body.items[0].properties.name).toBeDefined();
+    // Each item is the whole parcel as stored: its values (plus read labels) and its timestamps.
+    for (const item of r.body.items) {
+      const row = await stored(env, 'parcel', item.id);
+      expect(Object.keys(item)).toEqual(['id', 'properties', 'created_at', 'updated_at']);
+      expect(withoutLabels(item.properties)).toEqual(row.properties);
+      expect(item.created_at).toBe(row.created_at.toISOString());
+      expect(item.updated_at).toBe(row.updated_at.toISOString());
+    }
+    expect(r.body.items.every((i: { properties: object }) => 'name' in i.properties)).toBe(true);
     const back = await env.as.bob.get(`/parcels/v1/${expected[0]}/projects`, s);
     expect(ids(back.body)).toEqual([project]);
   });

@@ -197,25 +197,29 @@ describe('record shape and the create, update and delete responses', () => {
 
   test('a record answers 404 outside the portfolio or org named in the query', async ({ env }) => {
     const made = await createProject(env, 'Scoped');
+    const before = await stored(env, 'project', made.body.id);
     const { A } = env.demo.orgs;
     for (const q of [
       { orgId: A.id, portfolioId: A.portfolios.A2 },
       { orgId: env.demo.orgs.B.id, portfolioId: A.portfolios.A1 },
     ]) {
-      expect((await env.as.alice.put(`/projects/v1/${made.body.id}`, { properties: {} }, q)).status).toBe(
-        404,
+      const put = await env.as.alice.put(
+        `/projects/v1/${made.body.id}`,
+        { properties: { name: { text: 'x' } } },
+        q,
       );
+      expect(put.status).toBe(404);
       expect((await env.as.alice.delete(`/projects/v1/${made.body.id}`, q)).status).toBe(404);
     }
     // A contact id on the project path is not a project.
     const c = await createContact(env, 'Wrong path');
-    expect((await env.as.alice.put(`/projects/v1/${c.body.id}`, { properties: {} }, a1(env))).status).toBe(
-      404,
-    );
-    expect((await env.as.alice.put(`/parcels/v1/${c.body.id}`, { properties: {} }, a1(env))).status).toBe(
-      404,
-    );
-    expect(await stored(env, 'project', made.body.id)).toBeDefined();
+    const contactBefore = await stored(env, 'contact', c.body.id);
+    const rename = { properties: { first_name: { text: 'Renamed' } } };
+    expect((await env.as.alice.put(`/projects/v1/${c.body.id}`, rename, a1(env))).status).toBe(404);
+    expect((await env.as.alice.put(`/parcels/v1/${c.body.id}`, rename, a1(env))).status).toBe(404);
+    // Refused writes changed nothing: not a value, not updated_at.
+    expect(await stored(env, 'project', made.body.id)).toEqual(before);
+    expect(await stored(env, 'contact', c.body.id)).toEqual(contactBefore);
   });
 
   test('a write needs orgId and portfolioId, and a JSON body', async ({ env }) => {

@@ -16,6 +16,7 @@ import {
 import { DEMO_PROPERTIES } from '../../src/seed/schema.js';
 import { describe, expect, type TestEnv, test } from '../helpers/fixtures.js';
 import type { Res } from '../helpers/http.js';
+import { PLURAL } from '../records-helpers.js';
 import { restErrorProblems } from './support.js';
 
 /**
@@ -546,8 +547,6 @@ describe('fuzz: validateProperties', () => {
 });
 
 // ---------- (b) the REST write endpoints against a model ----------
-
-const PLURAL = { project: 'projects', parcel: 'parcels', contact: 'contacts' } as const;
 
 interface ModelRecord {
   kind: RecordKind;
