@@ -184,10 +184,41 @@ export async function compileListQuery(
   orgId: string,
   args: QueryArgs,
 ): Promise<RecordQuery> {
-  const search = typeof args.search === 'string' ? args.search.trim() : '';
-  if (!args.filter && !args.orderBy?.length && !search) return PLAIN_QUERY;
+  if (isPlain(args)) return PLAIN_QUERY;
   const schema = await ctx.loaders.schema.load({ orgId, kind });
-  const cx: Compiler = { schema, viewerId: ctx.viewer.userId, details: [], people: [], conditions: 0 };
+  const { query, details, people } = compileRecordQuery(schema, ctx.viewer.userId, args);
+  const ok = await Promise.all(people.map((p) => ctx.loaders.isOrgUser.load({ orgId, id: p.uid })));
+  people.forEach((p, i) => {
+    if (!ok[i])
+      details.push({
+        field: p.field,
+        reason: `user "${p.uid}" is not a member or guest of this organization; GET /users/v1 lists them`,
+      });
+  });
+  if (details.length)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `${details.length} problem${details.length === 1 ? '' : 's'} in filter, orderBy or search; see details.`,
+      details,
+    );
+  return query;
+}
+
+const searchOf = (args: QueryArgs) => (typeof args.search === 'string' ? args.search.trim() : '');
+const isPlain = (args: QueryArgs) => !args.filter && !args.orderBy?.length && !searchOf(args);
+
+/**
+ * The pure part of compileListQuery: the SQL of a filter, order and search against one schema,
+ * the problems found, and the user ids the filter names (which only the organization can check).
+ */
+export function compileRecordQuery(
+  schema: PropertySchemaModel,
+  viewerId: string,
+  args: QueryArgs,
+): { query: RecordQuery; details: ErrorDetail[]; people: { field: string; uid: string }[] } {
+  const search = searchOf(args);
+  if (isPlain(args)) return { query: PLAIN_QUERY, details: [], people: [] };
+  const cx: Compiler = { schema, viewerId, details: [], people: [], conditions: 0 };
   const parts: RawBuilder<unknown>[] = [];
   if (args.filter) parts.push(compileFilter(cx, args.filter, 'filter', 0));
   if (search) {
@@ -196,24 +227,14 @@ export async function compileListQuery(
     parts.push(sql`${SEARCH_TEXT} ilike ${`%${likeEscape(search)}%`}`);
   }
   const keys = compileOrder(schema, args.orderBy ?? [], cx.details);
-  const ok = await Promise.all(cx.people.map((p) => ctx.loaders.isOrgUser.load({ orgId, id: p.uid })));
-  cx.people.forEach((p, i) => {
-    if (!ok[i])
-      cx.details.push({
-        field: p.field,
-        reason: `user "${p.uid}" is not a member or guest of this organization; GET /users/v1 lists them`,
-      });
-  });
-  if (cx.details.length)
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `${cx.details.length} problem${cx.details.length === 1 ? '' : 's'} in filter, orderBy or search; see details.`,
-      cx.details,
-    );
   // The signature names this query in cursors (and batches): the viewer is part of it when `me` is.
   const sig = createHash('sha256')
-    .update(JSON.stringify([args.filter ?? null, args.orderBy ?? null, search, ctx.viewer.userId]))
+    .update(JSON.stringify([args.filter ?? null, args.orderBy ?? null, search, viewerId]))
     .digest('base64url')
     .slice(0, 12);
-  return { sig, where: parts.length ? and(parts) : undefined, keys };
+  return {
+    query: { sig, where: parts.length ? and(parts) : undefined, keys },
+    details: cx.details,
+    people: cx.people,
+  };
 }
