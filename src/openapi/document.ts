@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RecordKind } from '../db/types.js';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { ID_PREFIX } from '../ids.js';
 import { strictObject } from '../modules/properties/property-type.js';
 import { PROPERTY_TYPE_NAMES, PROPERTY_TYPES, VALUE_SHAPES } from '../modules/properties/registry.js';
+import { RECORD_TYPENAME } from '../modules/records/types.js';
 import { MAX_PROPERTIES_PER_WRITE } from '../modules/records/validate.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination/connection.js';
 import { PACKAGE_ROOT } from '../paths.js';
@@ -19,11 +22,13 @@ import { METHOD_EXPLANATIONS, REST_ROUTES, type RestRoute } from '../rest/routes
 type Json = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-const KINDS = {
-  projects: { kind: 'project', type: 'Project', prefix: 'prj_' },
-  parcels: { kind: 'parcel', type: 'Parcel', prefix: 'par_' },
-  contacts: { kind: 'contact', type: 'Contact', prefix: 'con_' },
-} as const;
+/** A record kind by its REST plural: its schema name and its id prefix. */
+const kind = <K extends RecordKind>(k: K) => ({
+  kind: k,
+  type: RECORD_TYPENAME[k],
+  prefix: `${ID_PREFIX[RECORD_TYPENAME[k]]}_`,
+});
+const KINDS = { projects: kind('project'), parcels: kind('parcel'), contacts: kind('contact') };
 type Plural = keyof typeof KINDS;
 const isPlural = (s: string): s is Plural => s in KINDS;
 

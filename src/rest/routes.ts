@@ -2,6 +2,7 @@ import { AppError, notFound } from '../errors.js';
 import type * as Q from '../generated/rest.js';
 import { fromEnum, toEnum } from '../graphql/enums.js';
 import { propertyType } from '../modules/properties/registry.js';
+import { RECORD_TYPENAME } from '../modules/records/types.js';
 import type { ParamChecker } from './params.js';
 
 /**
@@ -117,7 +118,7 @@ const base: RestRoute[] = [
 
 type Kind = 'project' | 'contact' | 'parcel';
 type Plural = `${Kind}s`;
-const TYPE = { project: 'Project', contact: 'Contact', parcel: 'Parcel' } as const;
+const TYPE = RECORD_TYPENAME;
 
 type SchemaIn = { properties: { id: string; name: string; type: Q.PropertyType; options: unknown[] }[] };
 const schemaRoute = <D>(kind: Kind, read: (d: D) => SchemaIn | undefined): RestRoute => ({

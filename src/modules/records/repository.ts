@@ -4,9 +4,7 @@ import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { PLAIN_QUERY, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
-import { RECORD_TABLE, type RecordModel, type StoredValue } from './types.js';
-
-const ID_TYPE = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;
+import { RECORD_TABLE, RECORD_TYPENAME, type RecordModel, type StoredValue } from './types.js';
 
 interface RecordRow {
   org_id: string;
@@ -309,7 +307,7 @@ export async function insertRecord(
   try {
     const { rows } = await sql<RecordRow>`
       insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
-      select ${orgId}, ${portfolioId}, ${newId(ID_TYPE[kind])}, ${JSON.stringify(properties)}::jsonb, now.t, now.t
+      select ${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb, now.t, now.t
       from (select date_trunc('milliseconds', clock_timestamp()) as t) now
       returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
     return toRecord(kind, rows[0]);
@@ -369,7 +367,7 @@ export async function bulkInsertRecords(
   records: BulkRecord[],
   chunk = 1000,
 ): Promise<string[]> {
-  const ids = records.map((r) => r.id ?? newId(ID_TYPE[kind]));
+  const ids = records.map((r) => r.id ?? newId(RECORD_TYPENAME[kind]));
   for (let i = 0; i < records.length; i += chunk) {
     const rows = records.slice(i, i + chunk).map((r, j) => ({
       org_id: orgId,

@@ -1,24 +1,15 @@
 import type { Context } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { RecordKind } from '../../db/types.js';
-import { AppError, forbidden, notFound } from '../../errors.js';
-import { type ConnectionArgs, pageWindow } from '../../pagination/connection.js';
-import type { UserModel } from '../org/types.js';
-import {
-  namesUsers,
-  PROPERTY_TYPES,
-  propertyType,
-  type StoredValue,
-  shapeOf,
-} from '../properties/registry.js';
-import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
-import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js';
-import { LISTS, type ListName } from './lists.js';
+import { forbidden, notFound } from '../../errors.js';
 import * as repo from './repository.js';
-import type { ConnectionModel, FacetModel, RecordModel, ValueModel } from './types.js';
-import { checkProperties, fitsType, validationFailed } from './validate.js';
+import { RECORD_TYPENAME, type RecordModel } from './types.js';
+import { checkProperties, validationFailed } from './validate.js';
 
-const LABEL = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;
+/**
+ * Records: who can read and write them, and every write (create, update, delete), each in its
+ * transaction. Lists are pages.ts; how values read is values.ts.
+ */
 
 /** A record the caller can read, or undefined (absent and out-of-reach look the same). */
 export async function findRecord(
@@ -49,7 +40,7 @@ export async function requireRecord(
     (scope.orgId != null && r.orgId !== scope.orgId) ||
     (scope.portfolioId != null && r.portfolioId !== scope.portfolioId)
   ) {
-    throw notFound(LABEL[kind]);
+    throw notFound(RECORD_TYPENAME[kind]);
   }
   return r;
 }
@@ -127,7 +118,7 @@ export async function updateRecord(
   const { set, clear } = await changesFor(ctx, kind, current.orgId, input.properties, 'update');
   const updated = await inTransaction(ctx.db, (tx) => repo.updateRecord(tx, kind, current, set, clear));
   // Deleted between the read and the write: it no longer exists.
-  if (!updated) throw notFound(LABEL[kind]);
+  if (!updated) throw notFound(RECORD_TYPENAME[kind]);
   ctx.loaders.record[kind].clear(updated.id).prime(updated.id, updated);
   return updated;
 }
@@ -140,7 +131,7 @@ export async function deleteRecord(
   const current = await requireRecord(ctx, kind, input.id, input);
   assertCanWrite(ctx, current.orgId, `delete ${kind}s`);
   if (!(await inTransaction(ctx.db, (tx) => repo.deleteRecord(tx, kind, current))))
-    throw notFound(LABEL[kind]);
+    throw notFound(RECORD_TYPENAME[kind]);
   ctx.loaders.record[kind].clear(current.id);
   return current.id;
 }

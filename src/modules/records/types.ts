@@ -60,4 +60,5 @@ export interface FacetModel {
 }
 
 export const RECORD_TABLE = { project: 'projects', parcel: 'parcels', contact: 'contacts' } as const;
+/** A record kind's GraphQL type, id type (src/ids.ts) and name in messages. */
 export const RECORD_TYPENAME = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;
