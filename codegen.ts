@@ -61,6 +61,8 @@ const config: CodegenConfig = {
       config: {
         onlyOperationTypes: true,
         useTypeImports: true,
+        // Records read through the fragment R keep its one type (RFragment) instead of a copy each.
+        inlineFragmentTypes: 'combine',
         enumsAsTypes: true,
         // What a result carries after serialization (REST reads those).
         scalars: { JSON: 'unknown', DateTime: 'string', Date: 'string' },

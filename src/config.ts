@@ -30,22 +30,18 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
-function int(env: Env, name: string, fallback: number): number {
+/** A non-negative number from the environment; `fallback` when unset. */
+function nonNegative(env: Env, name: string, fallback: number, integer: boolean): number {
   const v = env[name];
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  if (!(integer ? Number.isInteger(n) : Number.isFinite(n)) || n < 0)
+    throw new Error(`${name} must be a non-negative ${integer ? 'integer' : 'number'}, got "${v}"`);
   return n;
 }
-
-/** A non-negative number, fractions allowed (a rate such as 0.5 per second). */
-function num(env: Env, name: string, fallback: number): number {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${v}"`);
-  return n;
-}
+const int = (env: Env, name: string, fallback: number) => nonNegative(env, name, fallback, true);
+/** Fractions allowed (a rate such as 0.5 per second). */
+const num = (env: Env, name: string, fallback: number) => nonNegative(env, name, fallback, false);
 
 export function loadConfig(env: Env = process.env): Config {
   return {

@@ -101,7 +101,7 @@ export type ListProjectParcelsQueryVariables = Exact<{
 }>;
 
 
-export type ListProjectParcelsQuery = { organization: { portfolio: { project: { parcels: { edges: Array<{ node: { id: string, properties: unknown, createdAt: string, updatedAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+export type ListProjectParcelsQuery = { organization: { portfolio: { project: { parcels: { edges: Array<{ node: R_Parcel_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
 type R_Contact_Fragment = { id: string, properties: unknown, createdAt: string, updatedAt: string };
 
@@ -134,7 +134,7 @@ export type CreateContactMutationVariables = Exact<{
 }>;
 
 
-export type CreateContactMutation = { createContact: { contact: { id: string, properties: unknown, createdAt: string, updatedAt: string } } };
+export type CreateContactMutation = { createContact: { contact: R_Contact_Fragment } };
 
 export type ListPortfoliosQueryVariables = Exact<{
   orgId: string | number;
@@ -159,7 +159,7 @@ export type ListParcelContactsQueryVariables = Exact<{
 }>;
 
 
-export type ListParcelContactsQuery = { organization: { portfolio: { parcel: { contacts: { edges: Array<{ node: { id: string, properties: unknown, createdAt: string, updatedAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+export type ListParcelContactsQuery = { organization: { portfolio: { parcel: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
 export type ListParcelProjectsQueryVariables = Exact<{
   orgId: string | number;
@@ -170,7 +170,7 @@ export type ListParcelProjectsQueryVariables = Exact<{
 }>;
 
 
-export type ListParcelProjectsQuery = { organization: { portfolio: { parcel: { projects: { edges: Array<{ node: { id: string, properties: unknown, createdAt: string, updatedAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+export type ListParcelProjectsQuery = { organization: { portfolio: { parcel: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
 export type GetParcelSchemaQueryVariables = Exact<{
   orgId: string | number;
@@ -188,7 +188,7 @@ export type ListProjectContactsQueryVariables = Exact<{
 }>;
 
 
-export type ListProjectContactsQuery = { organization: { portfolio: { project: { contacts: { edges: Array<{ node: { id: string, properties: unknown, createdAt: string, updatedAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+export type ListProjectContactsQuery = { organization: { portfolio: { project: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
 export type ListOrganizationsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -200,7 +200,7 @@ export type UpdateProjectMutationVariables = Exact<{
 }>;
 
 
-export type UpdateProjectMutation = { updateProject: { project: { id: string, properties: unknown, createdAt: string, updatedAt: string } } };
+export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment } };
 
 export type LinkParcelContactMutationVariables = Exact<{
   input: ParcelContactInput;
@@ -225,14 +225,14 @@ export type ListContactProjectsQueryVariables = Exact<{
 }>;
 
 
-export type ListContactProjectsQuery = { organization: { portfolio: { contact: { projects: { edges: Array<{ node: { id: string, properties: unknown, createdAt: string, updatedAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+export type ListContactProjectsQuery = { organization: { portfolio: { contact: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
 export type CreateProjectMutationVariables = Exact<{
   input: CreateRecordInput;
 }>;
 
 
-export type CreateProjectMutation = { createProject: { project: { id: string, properties: unknown, createdAt: string, updatedAt: string } } };
+export type CreateProjectMutation = { createProject: { project: R_Project_Fragment } };
 
 export type ListUsersQueryVariables = Exact<{
   orgId: string | number;
@@ -246,7 +246,7 @@ export type UpdateContactMutationVariables = Exact<{
 }>;
 
 
-export type UpdateContactMutation = { updateContact: { contact: { id: string, properties: unknown, createdAt: string, updatedAt: string } } };
+export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment } };
 
 export type ListContactsQueryVariables = Exact<{
   orgId: string | number;
@@ -256,7 +256,7 @@ export type ListContactsQueryVariables = Exact<{
 }>;
 
 
-export type ListContactsQuery = { organization: { portfolio: { contacts: { edges: Array<{ node: { id: string, properties: unknown, createdAt: string, updatedAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
+export type ListContactsQuery = { organization: { portfolio: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
 
 export type ListProjectsQueryVariables = Exact<{
   orgId: string | number;
@@ -266,7 +266,7 @@ export type ListProjectsQueryVariables = Exact<{
 }>;
 
 
-export type ListProjectsQuery = { organization: { portfolio: { projects: { edges: Array<{ node: { id: string, properties: unknown, createdAt: string, updatedAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
+export type ListProjectsQuery = { organization: { portfolio: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
 
 export type GetProjectSchemaQueryVariables = Exact<{
   orgId: string | number;
@@ -284,14 +284,14 @@ export type ListContactParcelsQueryVariables = Exact<{
 }>;
 
 
-export type ListContactParcelsQuery = { organization: { portfolio: { contact: { parcels: { edges: Array<{ node: { id: string, properties: unknown, createdAt: string, updatedAt: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+export type ListContactParcelsQuery = { organization: { portfolio: { contact: { parcels: { edges: Array<{ node: R_Parcel_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
 export type UpdateParcelMutationVariables = Exact<{
   input: UpdateRecordInput;
 }>;
 
 
-export type UpdateParcelMutation = { updateParcel: { parcel: { id: string, properties: unknown, createdAt: string, updatedAt: string } } };
+export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment } };
 
 export type DeleteProjectMutationVariables = Exact<{
   input: DeleteRecordInput;

@@ -59,6 +59,9 @@ const page = (c: PageIn) => ({
   nextKey: c.pageInfo.hasNextPage ? c.pageInfo.endCursor : null,
 });
 
+/** The portfolio a result names; null or undefined when absent or out of reach. */
+const portfolioIn = <P>(d: { organization: { portfolio: P | null } | null }) => d.organization?.portfolio;
+
 /** A null on the way to what a route reads means "not found or out of reach". */
 function found<T>(v: T | null | undefined, what: string): T {
   if (v == null) throw notFound(what);
@@ -205,35 +208,24 @@ const linkListRoute = <D>(
   returns: 'page',
 });
 
-/** Linking and unlinking a contact: POST and DELETE under the project or parcel. */
-const contactLinkRoutes = (kind: 'project' | 'parcel'): RestRoute[] => {
+/** Linking (POST) or unlinking (DELETE) a contact under a project or parcel. */
+const contactLinkRoute = (kind: 'project' | 'parcel', link: boolean): RestRoute => {
   const type = TYPE[kind];
-  const input = (base: Vars, id: string, contactId: unknown) => ({
-    input: { ...base, [`${kind}Id`]: id, contactId },
-  });
-  return [
-    {
-      method: 'POST',
-      path: `/${kind}s/v1/:id/contacts`,
-      summary: `Link a contact of the same portfolio to a ${kind} (idempotent)`,
-      query: scoped,
-      body: { contactId: 'string' },
-      document: `mutation ($input: ${type}ContactInput!) { link${type}Contact(input: $input) { linked } }`,
-      variables: ({ base, params, body }) => input(base, params.id, body.contactId),
-      respond: () => undefined,
-      returns: 'empty',
-    },
-    {
-      method: 'DELETE',
-      path: `/${kind}s/v1/:id/contacts/:contactId`,
-      summary: `Unlink a contact from a ${kind}; both records stay`,
-      query: scoped,
-      document: `mutation ($input: ${type}ContactInput!) { unlink${type}Contact(input: $input) { linked } }`,
-      variables: ({ base, params }) => input(base, params.id, params.contactId),
-      respond: () => undefined,
-      returns: 'empty',
-    },
-  ];
+  return {
+    method: link ? 'POST' : 'DELETE',
+    path: link ? `/${kind}s/v1/:id/contacts` : `/${kind}s/v1/:id/contacts/:contactId`,
+    summary: link
+      ? `Link a contact of the same portfolio to a ${kind} (idempotent)`
+      : `Unlink a contact from a ${kind}; both records stay`,
+    query: scoped,
+    ...(link ? { body: { contactId: 'string' as const } } : {}),
+    document: `mutation ($input: ${type}ContactInput!) { ${link ? 'link' : 'unlink'}${type}Contact(input: $input) { linked } }`,
+    variables: ({ base, params, body }) => ({
+      input: { ...base, [`${kind}Id`]: params.id, contactId: link ? body.contactId : params.contactId },
+    }),
+    respond: () => undefined,
+    returns: 'empty',
+  };
 };
 
 export const REST_ROUTES: RestRoute[] = [
@@ -241,47 +233,25 @@ export const REST_ROUTES: RestRoute[] = [
   schemaRoute('project', (d: Q.GetProjectSchemaQuery) => d.organization?.propertySchema),
   schemaRoute('contact', (d: Q.GetContactSchemaQuery) => d.organization?.propertySchema),
   schemaRoute('parcel', (d: Q.GetParcelSchemaQuery) => d.organization?.propertySchema),
-  listRoute('projects', (d: Q.ListProjectsQuery) => d.organization?.portfolio?.projects),
+  listRoute('projects', (d: Q.ListProjectsQuery) => portfolioIn(d)?.projects),
   createRoute('project', (d: Q.CreateProjectMutation) => d.createProject.project),
   deleteRoute('project'),
   updateRoute('project', (d: Q.UpdateProjectMutation) => d.updateProject.project),
-  listRoute('contacts', (d: Q.ListContactsQuery) => d.organization?.portfolio?.contacts),
+  listRoute('contacts', (d: Q.ListContactsQuery) => portfolioIn(d)?.contacts),
   createRoute('contact', (d: Q.CreateContactMutation) => d.createContact.contact),
   deleteRoute('contact'),
   updateRoute('contact', (d: Q.UpdateContactMutation) => d.updateContact.contact),
   updateRoute('parcel', (d: Q.UpdateParcelMutation) => d.updateParcel.parcel),
-  linkListRoute(
-    'project',
-    'contacts',
-    (d: Q.ListProjectContactsQuery) => d.organization?.portfolio?.project?.contacts,
-  ),
-  linkListRoute(
-    'project',
-    'parcels',
-    (d: Q.ListProjectParcelsQuery) => d.organization?.portfolio?.project?.parcels,
-  ),
-  linkListRoute(
-    'parcel',
-    'contacts',
-    (d: Q.ListParcelContactsQuery) => d.organization?.portfolio?.parcel?.contacts,
-  ),
-  linkListRoute(
-    'parcel',
-    'projects',
-    (d: Q.ListParcelProjectsQuery) => d.organization?.portfolio?.parcel?.projects,
-  ),
-  linkListRoute(
-    'contact',
-    'projects',
-    (d: Q.ListContactProjectsQuery) => d.organization?.portfolio?.contact?.projects,
-  ),
-  linkListRoute(
-    'contact',
-    'parcels',
-    (d: Q.ListContactParcelsQuery) => d.organization?.portfolio?.contact?.parcels,
-  ),
-  ...contactLinkRoutes('project'),
-  ...contactLinkRoutes('parcel'),
+  linkListRoute('project', 'contacts', (d: Q.ListProjectContactsQuery) => portfolioIn(d)?.project?.contacts),
+  linkListRoute('project', 'parcels', (d: Q.ListProjectParcelsQuery) => portfolioIn(d)?.project?.parcels),
+  linkListRoute('parcel', 'contacts', (d: Q.ListParcelContactsQuery) => portfolioIn(d)?.parcel?.contacts),
+  linkListRoute('parcel', 'projects', (d: Q.ListParcelProjectsQuery) => portfolioIn(d)?.parcel?.projects),
+  linkListRoute('contact', 'projects', (d: Q.ListContactProjectsQuery) => portfolioIn(d)?.contact?.projects),
+  linkListRoute('contact', 'parcels', (d: Q.ListContactParcelsQuery) => portfolioIn(d)?.contact?.parcels),
+  contactLinkRoute('project', true),
+  contactLinkRoute('project', false),
+  contactLinkRoute('parcel', true),
+  contactLinkRoute('parcel', false),
 ];
 
 /** Paths that exist but refuse some methods (405 with Allow); parcels are never created or deleted here. */

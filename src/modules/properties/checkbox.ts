@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { define, LABELS_SCHEMA, strictObject } from './property-type.js';
+import { define, scalarOpenApi } from './property-type.js';
 
 export type CheckboxStored = { checkbox: boolean };
 
@@ -28,22 +28,14 @@ export const checkbox = define<'checkbox', CheckboxStored>({
     member: 'checkbox',
     graphqlType: 'CheckboxValue',
     graphqlFields: { checked: (v) => (v.value as CheckboxStored).checkbox },
-    openapi: {
+    openapi: scalarOpenApi({
       name: 'CheckboxValue',
-      read: strictObject(
-        { checkbox: { type: 'boolean' } },
-        ['checkbox'],
-        'A checkbox value: true or false.',
-        {
-          examples: [{ checkbox: true }],
-        },
-      ),
-      write: strictObject(
-        { checkbox: { type: ['boolean', 'null'] }, labels: LABELS_SCHEMA },
-        ['checkbox'],
-        'Sets a checkbox property to true or false; `{ "checkbox": null }` clears it.',
-      ),
-    },
+      member: 'checkbox',
+      type: 'boolean',
+      read: 'A checkbox value: true or false.',
+      write: 'Sets a checkbox property to true or false; `{ "checkbox": null }` clears it.',
+      example: true,
+    }),
   },
   example: '{ "checkbox": true }',
   check: (v, _def, hint) =>

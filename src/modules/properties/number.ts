@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { define, LABELS_SCHEMA, strictObject } from './property-type.js';
+import { define, scalarOpenApi } from './property-type.js';
 
 export type NumberStored = { number: number };
 
@@ -16,17 +16,14 @@ export const number = define<'number', NumberStored>({
     member: 'number',
     graphqlType: 'NumberValue',
     graphqlFields: { number: (v) => (v.value as NumberStored).number },
-    openapi: {
+    openapi: scalarOpenApi({
       name: 'NumberValue',
-      read: strictObject({ number: { type: 'number' } }, ['number'], 'A number value; decimals allowed.', {
-        examples: [{ number: 42.5 }],
-      }),
-      write: strictObject(
-        { number: { type: ['number', 'null'] }, labels: LABELS_SCHEMA },
-        ['number'],
-        'Sets a number property; `{ "number": null }` clears it.',
-      ),
-    },
+      member: 'number',
+      type: 'number',
+      read: 'A number value; decimals allowed.',
+      write: 'Sets a number property; `{ "number": null }` clears it.',
+      example: 42.5,
+    }),
   },
   example: '{ "number": 42.5 }',
   check: (v, _def, hint) =>

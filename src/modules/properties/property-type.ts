@@ -123,7 +123,33 @@ export const LABELS_SCHEMA = {
   description: 'Display names of the chosen options or users, in the same order. Ignored on writes.',
 };
 
-/** A list operand of at most MAX_FILTER_LIST ids, or a problem. */
+/**
+ * The OpenAPI schemas of a value whose member is one JSON scalar (`{ text }`, `{ number }`): the
+ * read form, and the write form where null clears and read labels may be sent back.
+ */
+export function scalarOpenApi(o: {
+  name: string;
+  member: string;
+  type: string;
+  read: string;
+  write: string;
+  example: unknown;
+  writeExtra?: Record<string, unknown>;
+}): ValueShape['openapi'] {
+  return {
+    name: o.name,
+    read: strictObject({ [o.member]: { type: o.type } }, [o.member], o.read, {
+      examples: [{ [o.member]: o.example }],
+    }),
+    write: strictObject(
+      { [o.member]: { type: [o.type, 'null'], ...o.writeExtra }, labels: LABELS_SCHEMA },
+      [o.member],
+      o.write,
+    ),
+  };
+}
+
+/** A list operand of at MAX_FILTER_LIST ids, or a problem. */
 export function idList(v: unknown, cx: FilterContext): string[] | undefined {
   const list = v as string[];
   if (list.length > MAX_FILTER_LIST) {

@@ -54,17 +54,21 @@ const SELECT_SHAPE: ValueShape<SelectStored> = {
   labels: (v, def) => v.select.map((id) => (def && option(def, id)?.name) ?? id),
 };
 
-/** Option ids that name an option of the property, else the reason. */
-function checkIds(v: unknown, def: PropertyDefModel, hint: string): string[] | { reason: string } {
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
-    return { reason: `select must be an array of option ids: ${hint}` };
-  const unknown = v.filter((id) => !option(def, id));
-  if (unknown.length)
-    return {
-      reason: `unknown option ${unknown.map((u) => `"${u}"`).join(', ')}; options are ${def.options.map((o) => o.id).join(', ')}`,
-    };
-  return v;
-}
+type Checked = { value: SelectStored | null } | { reason: string };
+
+/** A check that the value is option ids of the property; `then` says what those ids store. */
+const optionIds =
+  (then: (ids: string[]) => Checked) =>
+  (v: unknown, def: PropertyDefModel, hint: string): Checked => {
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
+      return { reason: `select must be an array of option ids: ${hint}` };
+    const unknown = v.filter((id) => !option(def, id));
+    if (unknown.length)
+      return {
+        reason: `unknown option ${unknown.map((u) => `"${u}"`).join(', ')}; options are ${def.options.map((o) => o.id).join(', ')}`,
+      };
+    return then(v);
+  };
 
 /** A filter's option ids; unknown ones are problems. */
 function filterIds(v: unknown, cx: FilterContext): string[] {
@@ -99,13 +103,11 @@ export const select = define<'select', SelectStored>({
   ...common,
   name: 'select',
   example: '{ "select": ["<option id>"] }',
-  check(v, def, hint) {
-    const ids = checkIds(v, def, hint);
-    if (!Array.isArray(ids)) return ids;
-    if (ids.length !== 1)
-      return { reason: 'select takes exactly one option id; use { "select": null } to clear' };
-    return { value: { select: [ids[0]] } };
-  },
+  check: optionIds((ids) =>
+    ids.length === 1
+      ? { value: { select: [ids[0]] } }
+      : { reason: 'select takes exactly one option id; use { "select": null } to clear' },
+  ),
   filter: {
     group: 'select',
     operators: ['in', 'notIn', 'isEmpty'],
@@ -126,13 +128,11 @@ export const multiSelect = define<'multi_select', SelectStored>({
   ...common,
   name: 'multi_select',
   example: '{ "select": ["<option id>", …] }',
-  check(v, def, hint) {
-    const ids = checkIds(v, def, hint);
-    if (!Array.isArray(ids)) return ids;
+  check: optionIds((ids) => {
     const unique = [...new Set(ids)];
     if (unique.length > MAX_MULTI_SELECT) return { reason: `at most ${MAX_MULTI_SELECT} options` };
     return unique.length ? { value: { select: unique } } : { value: null };
-  },
+  }),
   filter: {
     group: 'multiSelect',
     operators: ['containsAny', 'containsAll', 'isEmpty'],

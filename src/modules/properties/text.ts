@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { PropertyDefModel } from '../schema/types.js';
-import { define, LABELS_SCHEMA, type PropertyType, strictObject, type ValueShape } from './property-type.js';
+import { define, type PropertyType, scalarOpenApi, type ValueShape } from './property-type.js';
 
 /** Longest text, url or email value, in characters (Unicode code points: an emoji counts as one). */
 export const MAX_TEXT_LENGTH = 10_000;
@@ -32,17 +32,16 @@ export const TEXT_SHAPE: ValueShape<TextStored> = {
   member: 'text',
   graphqlType: 'TextValue',
   graphqlFields: { text: (v) => (v.value as TextStored).text },
-  openapi: {
+  openapi: scalarOpenApi({
     name: 'TextValue',
-    read: strictObject({ text: { type: 'string' } }, ['text'], 'A text, url or email value.', {
-      examples: [{ text: 'Mesa Verde Solar' }],
-    }),
-    write: strictObject(
-      { text: { type: ['string', 'null'], maxLength: MAX_TEXT_LENGTH }, labels: LABELS_SCHEMA },
-      ['text'],
+    member: 'text',
+    type: 'string',
+    read: 'A text, url or email value.',
+    write:
       'Sets a text, url or email property; `{ "text": null }` clears it. url: absolute http(s) URL; email: an e-mail address.',
-    ),
-  },
+    example: 'Mesa Verde Solar',
+    writeExtra: { maxLength: MAX_TEXT_LENGTH },
+  }),
 };
 
 /** The checks every text-like value passes, then the type's own (`extra`). */
