@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import * as formatsModule from 'ajv-formats';
 import { runCli } from '../src/cli/main.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { square } from './helpers/geo.js';
 import { details, freshOrg } from './records-helpers.js';
 
 /** The checkbox property type end to end: REST, GraphQL values, filters, sorting, OpenAPI and the import. */
@@ -134,23 +135,11 @@ describe('checkbox', () => {
     env,
   }) => {
     const { org } = await setup(env);
-    const square = (x: number) => ({
-      type: 'Polygon',
-      coordinates: [
-        [
-          [x, 0],
-          [x + 1, 0],
-          [x + 1, 1],
-          [x, 1],
-          [x, 0],
-        ],
-      ],
-    });
     const values = [true, 'FALSE', 'Yes', 'no', 'y', 'N', 1, '0', 'on', ' Off ', ''];
     const file = join(mkdtempSync(join(tmpdir(), 'sdg-')), 'flags.geojson');
     const features = values.map((v, i) => ({
       type: 'Feature',
-      geometry: square(i * 2),
+      geometry: square(i * 2, 0, 1),
       properties: { name: `p${i}`, Irrigated: v },
     }));
     writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', features }));

@@ -9,6 +9,7 @@ import { buildApp } from '../src/app.js';
 import { runCli } from '../src/cli/main.js';
 import type { Database } from '../src/db/database.js';
 import { openTestDatabase } from './helpers/database.js';
+import { square, TRIANGLE } from './helpers/geo.js';
 import { client } from './helpers/http.js';
 
 let database: Database;
@@ -58,35 +59,11 @@ const addProperty = (org: string, kind: string, id: string, name: string, type: 
   );
 
 /** A GeoJSON file of these features, in a fresh temporary folder. */
-function geojsonFile(name: string, features: unknown[]): string {
+function geojsonFile(name: string, fs: unknown[]): string {
   const file = join(mkdtempSync(join(tmpdir(), 'sdg-')), name);
-  writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', features }));
+  writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', features: fs }));
   return file;
 }
-const square = (x: number, y: number, s: number) => ({
-  type: 'Polygon',
-  coordinates: [
-    [
-      [x, y],
-      [x + s, y],
-      [x + s, y + s],
-      [x, y + s],
-      [x, y],
-    ],
-  ],
-});
-/** A closed triangle. */
-const TRIANGLE = {
-  type: 'Polygon',
-  coordinates: [
-    [
-      [0, 0],
-      [1, 0],
-      [1, 1],
-      [0, 0],
-    ],
-  ],
-};
 
 describe('sdg', () => {
   test('--help lists every command', async () => {

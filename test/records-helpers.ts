@@ -79,6 +79,26 @@ export async function stored(env: TestEnv, kind: RecordKind, id: string) {
   return rows[0];
 }
 
+const LINK_COLUMNS = {
+  project_contacts: ['project_id', 'contact_id'],
+  parcel_contacts: ['parcel_id', 'contact_id'],
+  project_parcels: ['project_id', 'parcel_id'],
+} as const;
+
+/** The ids linked to a parent in a link table of org A (or `orgId`), sorted: what the database holds. */
+export async function linkedIds(
+  env: TestEnv,
+  table: keyof typeof LINK_COLUMNS,
+  parentId: string,
+  orgId = env.demo.orgs.A.id,
+): Promise<string[]> {
+  const [parent, child] = LINK_COLUMNS[table];
+  const { rows } = await sql<{ id: string }>`
+    select ${sql.ref(child)} as id from ${sql.table(table)}
+    where org_id = ${orgId} and ${sql.ref(parent)} = ${parentId} order by 1`.execute(env.database.db);
+  return rows.map((r) => r.id);
+}
+
 /** How many rows a table holds in one portfolio. */
 export async function countIn(env: TestEnv, table: string, portfolioId: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`

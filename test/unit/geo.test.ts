@@ -1,21 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { areaWeightedCentroid, geometryProblem } from '../../src/modules/links/geo.js';
-
-const square = (x: number, y: number, s: number, clockwise = false) => {
-  const ring = [
-    [x, y],
-    [x + s, y],
-    [x + s, y + s],
-    [x, y + s],
-    [x, y],
-  ];
-  return { type: 'Polygon', coordinates: [clockwise ? ring.reverse() : ring] };
-};
+import { polygon, square } from '../helpers/geo.js';
 
 describe('parcel geometry', () => {
   test('the centroid is weighted by area; ring orientation does not matter', () => {
     // Areas 1 and 4: centroids (0.5, 0.5) and (3, 1), weighted → (2.5, 0.9).
-    expect(areaWeightedCentroid([square(0, 0, 1), square(2, 0, 2, true)])).toEqual({
+    expect(areaWeightedCentroid([square(0, 0, 1), polygon('2 0, 2 2, 4 2, 4 0, 2 0')])).toEqual({
       type: 'Point',
       coordinates: [2.5, 0.9],
     });
@@ -34,21 +24,7 @@ describe('parcel geometry', () => {
     };
     expect(areaWeightedCentroid([multi])?.coordinates).toEqual([5, 0.5]);
     expect(areaWeightedCentroid([])).toBeNull();
-    expect(
-      areaWeightedCentroid([
-        {
-          type: 'Polygon',
-          coordinates: [
-            [
-              [0, 0],
-              [1, 1],
-              [0, 0],
-              [0, 0],
-            ],
-          ],
-        },
-      ]),
-    ).toBeNull();
+    expect(areaWeightedCentroid([polygon('0 0, 1 1, 0 0, 0 0')])).toBeNull();
   });
 
   test('precision holds far from the origin (Texas, at parcel scale)', () => {
@@ -57,46 +33,13 @@ describe('parcel geometry', () => {
   });
 
   test('what is wrong with a geometry is said in words', () => {
+    const problem = (...rings: string[]) => geometryProblem(polygon(...rings));
     expect(geometryProblem(square(0, 0, 1))).toBeUndefined();
     expect(geometryProblem({ type: 'Point', coordinates: [0, 0] })).toBe('must be a Polygon or MultiPolygon');
-    expect(
-      geometryProblem({
-        type: 'Polygon',
-        coordinates: [
-          [
-            [0, 0],
-            [1, 0],
-            [0, 0],
-          ],
-        ],
-      }),
-    ).toBe('ring 0 must have at least 4 positions (a closed triangle)');
-    expect(
-      geometryProblem({
-        type: 'Polygon',
-        coordinates: [
-          [
-            [0, 0],
-            [1, 0],
-            [1, 1],
-            [0, 1],
-          ],
-        ],
-      }),
-    ).toBe('ring 0 must be closed: the last position repeats the first');
-    expect(
-      geometryProblem({
-        type: 'Polygon',
-        coordinates: [
-          [
-            [0, 0],
-            [181, 0],
-            [1, 1],
-            [0, 0],
-          ],
-        ],
-      }),
-    ).toMatch(/^ring 0 position 1 must be \[longitude \(-180\.\.180\)/);
+    expect(problem('0 0, 1 0, 0 0')).toBe('ring 0 must have at least 4 positions (a closed triangle)');
+    expect(problem('0 0, 1 0, 1 1, 0 1')).toBe('ring 0 must be closed: the last position repeats the first');
+    expect(problem('0 0, 181 0, 1 1, 0 0')).toMatch(/^ring 0 position 1 must be \[longitude \(-180\.\.180\)/);
+    expect(problem('0 0, 1 0, 1 1, 0 0', '0 0, 1 0')).toMatch(/^ring 1 must have at least 4/);
     expect(geometryProblem({ type: 'MultiPolygon', coordinates: [] })).toBe(
       'MultiPolygon coordinates must be a non-empty array of polygons',
     );
