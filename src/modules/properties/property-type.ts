@@ -149,7 +149,7 @@ export function scalarOpenApi(o: {
   };
 }
 
-/** A list operand of at MAX_FILTER_LIST ids, or a problem. */
+/** A list operand of at most MAX_FILTER_LIST ids, or a problem. */
 export function idList(v: unknown, cx: FilterContext): string[] | undefined {
   const list = v as string[];
   if (list.length > MAX_FILTER_LIST) {

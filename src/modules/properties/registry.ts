@@ -56,7 +56,7 @@ export function shapeOf(value: object): ValueShape | undefined {
 export const FILTER_GROUPS = [...new Set(PROPERTY_TYPES.map((t) => t.filter.group))];
 
 /** Members whose values name users: reads of records holding one need the org's user list. */
-export const USER_MEMBERS = [...new Set(PROPERTY_TYPES.filter((t) => t.users).map((t) => t.shape.member))];
+const USER_MEMBERS = [...new Set(PROPERTY_TYPES.filter((t) => t.users).map((t) => t.shape.member))];
 
 /** Whether a properties map names users anywhere (people values). */
 export const namesUsers = (properties: Record<string, object>) =>

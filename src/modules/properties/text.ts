@@ -14,7 +14,7 @@ const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const HTTP_URL = /^https?:\/\/[^\s]+$/i;
 
-export function isHttpUrl(s: string): boolean {
+function isHttpUrl(s: string): boolean {
   // The scheme and // are required as written: WHATWG URL would read "http:example.com" as http://example.com/.
   if (!HTTP_URL.test(s)) return false;
   try {
@@ -28,7 +28,7 @@ export function isHttpUrl(s: string): boolean {
 export type TextStored = { text: string };
 
 /** text, url and email values are all `{ text }`; search covers every value of this shape. */
-export const TEXT_SHAPE: ValueShape<TextStored> = {
+const TEXT_SHAPE: ValueShape<TextStored> = {
   member: 'text',
   graphqlType: 'TextValue',
   graphqlFields: { text: (v) => (v.value as TextStored).text },

@@ -30,7 +30,7 @@ export function fitsType(def: PropertyDefModel, value: StoredValue): boolean {
 }
 
 /** A valid value object of the property's type, for messages. */
-export const exampleFor = (def: PropertyDefModel) => propertyType(def.type)?.example ?? '{ … }';
+const exampleFor = (def: PropertyDefModel) => propertyType(def.type)?.example ?? '{ … }';
 
 /**
  * Checks one value object against its property. Returns the value to store, `null` to clear,

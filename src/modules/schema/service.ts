@@ -17,7 +17,7 @@ const WITH_OPTIONS = PROPERTY_TYPES.filter((t) => t.hasOptions)
   .map((t) => t.name)
   .join(' and ');
 
-export function checkNewProperty(kind: RecordKind, p: repo.NewProperty): void {
+function checkNewProperty(kind: RecordKind, p: repo.NewProperty): void {
   const problems: ErrorDetail[] = [];
   if (kind === 'project' && p.id === READ_ONLY_PROJECT_PROPERTY)
     problems.push({
