@@ -1,6 +1,27 @@
+import { readFileSync } from 'node:fs';
 import type { CodegenConfig } from '@graphql-codegen/cli';
+import { buildSchema, type GraphQLInterfaceType } from 'graphql';
+import { namedDocument } from './src/rest/names.js';
+import { REST_ROUTES } from './src/rest/routes.js';
 
 // Resolver types are generated from the SDL and committed; `.ci/run` fails on drift.
+
+const sdl = buildSchema(readFileSync('schema.graphql', 'utf8'));
+/** Every type implementing `iface` (and the interface itself) → one domain model. */
+const implementers = (iface: string, model: string) =>
+  Object.fromEntries(
+    [iface, ...sdl.getPossibleTypes(sdl.getType(iface) as GraphQLInterfaceType).map((t) => t.name)].map(
+      (n) => [n, model],
+    ),
+  );
+/** Types named `<X>Connection` / `<X>Edge` → one domain model. */
+const suffixed = (suffix: string, model: string) =>
+  Object.fromEntries(
+    Object.keys(sdl.getTypeMap())
+      .filter((n) => n.endsWith(suffix) && n !== 'PageInfo')
+      .map((n) => [n, model]),
+  );
+
 const config: CodegenConfig = {
   schema: 'schema.graphql',
   generates: {
@@ -9,32 +30,42 @@ const config: CodegenConfig = {
       config: {
         contextType: '../context.js#Context',
         useIndexSignature: true,
+        useTypeImports: true,
         enumsAsTypes: true,
         scalars: { JSON: 'unknown', DateTime: 'Date', Date: 'string' },
+        // Resolvers deal in domain values; src/graphql/enums.ts maps them to the enum names.
+        enumValues: {
+          RecordKind: '../db/types.js#RecordKind',
+          Role: '../modules/auth/viewer.js#AccessRole',
+          PropertyType: '../modules/properties/registry.js#PropertyTypeName',
+        },
         mappers: {
           Organization: '../modules/org/types.js#OrgModel',
           Portfolio: '../modules/org/types.js#PortfolioModel',
           User: '../modules/org/types.js#UserModel',
           Viewer: '../modules/org/types.js#ViewerModel',
-          Project: '../modules/records/types.js#RecordModel',
-          Parcel: '../modules/records/types.js#RecordModel',
-          Contact: '../modules/records/types.js#RecordModel',
           PropertySchema: '../modules/schema/types.js#PropertySchemaModel',
           PropertyDefinition: '../modules/schema/types.js#PropertyDefModel',
-          TextValue: '../modules/records/types.js#ValueModel',
-          NumberValue: '../modules/records/types.js#ValueModel',
-          DateValue: '../modules/records/types.js#ValueModel',
-          SelectValue: '../modules/records/types.js#ValueModel',
-          PeopleValue: '../modules/records/types.js#ValueModel',
-          PropertyValue: '../modules/records/types.js#ValueModel',
-          PropertyRecord: '../modules/records/types.js#RecordModel',
-          ProjectConnection: '../modules/records/types.js#ConnectionModel',
-          ParcelConnection: '../modules/records/types.js#ConnectionModel',
-          ContactConnection: '../modules/records/types.js#ConnectionModel',
-          ProjectEdge: '../modules/records/types.js#EdgeModel',
-          ParcelEdge: '../modules/records/types.js#EdgeModel',
-          ContactEdge: '../modules/records/types.js#EdgeModel',
+          // Every value type of the property-type registry, whatever types schema.graphql adds.
+          ...implementers('PropertyValue', '../modules/records/types.js#ValueModel'),
+          ...implementers('PropertyRecord', '../modules/records/types.js#RecordModel'),
+          ...suffixed('Connection', '../modules/records/types.js#ConnectionModel'),
+          ...suffixed('Edge', '../modules/records/types.js#EdgeModel'),
         },
+      },
+    },
+    // The result (and variables) of each REST route's GraphQL operation, named by its operationId.
+    'src/generated/rest.ts': {
+      documents: REST_ROUTES.map(namedDocument),
+      plugins: ['typescript-operations'],
+      config: {
+        onlyOperationTypes: true,
+        useTypeImports: true,
+        // Records read through the fragment R keep its one type (RFragment) instead of a copy each.
+        inlineFragmentTypes: 'combine',
+        enumsAsTypes: true,
+        // What a result carries after serialization (REST reads those).
+        scalars: { JSON: 'unknown', DateTime: 'string', Date: 'string' },
       },
     },
   },

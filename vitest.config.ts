@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/setup/sequencer.js';
 
 const require = createRequire(import.meta.url);
 
@@ -8,12 +9,30 @@ export default defineConfig({
   // imports resolve to the same file, or graphql sees two copies of itself.
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
     // Two cores: two test files at a time, each with its own database.
     maxWorkers: 2,
-    // Generous: the file-scoped fixture seeds inside the first test, and CI machines can be busy.
-    testTimeout: 120_000,
-    hookTimeout: 60_000,
+    // Files known to take long start first, so that none of them is left running alone at the end.
+    sequence: { sequencer: SlowFirstSequencer },
+    projects: [
+      {
+        extends: true,
+        // Pure logic, no database: `npm run test:unit`.
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**'],
+          // One migrated and one seeded database per run; every file starts from a copy.
+          globalSetup: ['test/setup/snapshots.ts'],
+          // Generous: the file-scoped fixture seeds inside the first test, and CI machines can be busy.
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

@@ -1,10 +1,10 @@
 /**
- * Benchmark scenarios for GraphQL list filters, sorting and search (issue 8), ready to be added to
- * SCENARIOS (bench/scenarios.ts). Not wired in yet: the runner must
- *   1. once per dataset, create the sort index the deep-sort scenario relies on: `sortIndexes(db, orgId)`
+ * Benchmark scenarios f1–f4 for GraphQL list filters, sorting, search and facets, run with
+ * `npm run bench -- --filters`. For them the runner (bench/runner.ts)
+ *   1. once per dataset, creates the sort index the deep-sort scenario relies on: `sortIndexes(db, orgId)`
  *      (what an operator does for a property front-ends sort by; see order.ts sortIndexSql);
- *   2. before loading, fetch the deep cursor under the sort: `sortCursor(post, ctx)`;
- *   3. spread FILTER_SCENARIOS into SCENARIOS with the context extended by `sortCursor`.
+ *   2. before loading, fetches the deep cursor under the sort: `sortCursor(post, ctx)`;
+ *   3. adds FILTER_SCENARIOS to SCENARIOS, with the context extended by `sortCursor`.
  * Plans of the same three shapes are checked on every test run by test/filters-plan.test.ts.
  */
 import type { Kysely } from 'kysely';

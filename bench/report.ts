@@ -121,18 +121,34 @@ export function toMarkdown(r: BenchResults): string {
 }
 
 /** Writes `<stamp>-<backend>-s<scale>[-label].{json,md}`, and unlabelled runs also as `latest-<backend>.{json,md}`. */
+/**
+ * Writes a run: its markdown report in `dir`, its raw JSON in `dir/raw` (git-ignored), and, for an
+ * unlabelled run, both as `latest` in `dir`. Labelled runs (experiments, A/B) leave latest-* alone.
+ */
+export function writeRun(
+  dir: string,
+  base: string,
+  latest: string | undefined,
+  md: string,
+  json: string,
+): string[] {
+  mkdirSync(join(dir, 'raw'), { recursive: true });
+  const files = [join(dir, `${base}.md`), join(dir, 'raw', `${base}.json`)];
+  writeFileSync(files[0], md);
+  writeFileSync(files[1], json);
+  if (latest) {
+    files.push(join(dir, `${latest}.md`), join(dir, `${latest}.json`));
+    writeFileSync(files[2], md);
+    writeFileSync(files[3], json);
+  }
+  return files;
+}
+
 export function writeResults(r: BenchResults, dir: string, label?: string): string[] {
   mkdirSync(dir, { recursive: true });
   const stamp = r.startedAt.slice(0, 16).replace('T', '-').replace(':', ''); // 2026-01-31-1405
   const base = `${stamp}-${r.database.backend}-s${r.dataset.scale}${label ? `-${label}` : ''}`;
   const json = `${JSON.stringify(r, null, 2)}\n`;
   const md = toMarkdown(r);
-  const files: string[] = [];
-  // Labelled runs (experiments, A/B) keep their own file and leave latest-* alone.
-  for (const name of label ? [base] : [base, `latest-${r.database.backend}`]) {
-    writeFileSync(join(dir, `${name}.json`), json);
-    writeFileSync(join(dir, `${name}.md`), md);
-    files.push(join(dir, `${name}.md`), join(dir, `${name}.json`));
-  }
-  return files;
+  return writeRun(dir, base, label ? undefined : `latest-${r.database.backend}`, md, json);
 }

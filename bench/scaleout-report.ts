@@ -1,5 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeRun } from './report.js';
 import type { ScaleoutResults } from './scaleout.js';
 
 const rate = (v: number) => (v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1));
@@ -52,16 +51,10 @@ export function scaleoutMarkdown(r: ScaleoutResults): string {
   return L.join('\n');
 }
 
-/** Writes `<stamp>-scaleout-<backend>-s<scale>[-label].{json,md}`, and unlabelled runs as `latest-scaleout-<backend>.*`. */
+/** Writes `<stamp>-scaleout-<backend>-s<scale>[-label]` (see writeRun), and unlabelled runs as `latest-scaleout-<backend>.*`. */
 export function writeScaleout(r: ScaleoutResults, dir: string, label?: string): string[] {
-  mkdirSync(dir, { recursive: true });
   const stamp = r.startedAt.slice(0, 16).replace('T', '-').replace(':', '');
   const base = `${stamp}-scaleout-${r.database.backend}-s${r.dataset.scale}${label ? `-${label}` : ''}`;
-  const files: string[] = [];
-  for (const name of label ? [base] : [base, `latest-scaleout-${r.database.backend}`]) {
-    writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(r, null, 2)}\n`);
-    writeFileSync(join(dir, `${name}.md`), scaleoutMarkdown(r));
-    files.push(join(dir, `${name}.md`), join(dir, `${name}.json`));
-  }
-  return files;
+  const latest = label ? undefined : `latest-scaleout-${r.database.backend}`;
+  return writeRun(dir, base, latest, scaleoutMarkdown(r), `${JSON.stringify(r, null, 2)}\n`);
 }

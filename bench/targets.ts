@@ -1,6 +1,6 @@
 import type { BenchResults, ScenarioResult } from './runner.js';
 
-/** One of issue 7's targets, as measured. `pass` is null when the run did not measure it. */
+/** One of the benchmark's targets (evaluateTargets below), as measured; `pass` is null when not measured. */
 export interface TargetCheck {
   target: string;
   measured: string;

@@ -28,41 +28,39 @@ export interface Config {
   admission: { slots: number; maxWaitMs: number };
 }
 
-function int(name: string, fallback: number): number {
-  const v = process.env[name];
+type Env = Record<string, string | undefined>;
+
+/** A non-negative number from the environment; `fallback` when unset. */
+function nonNegative(env: Env, name: string, fallback: number, integer: boolean): number {
+  const v = env[name];
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  if (!(integer ? Number.isInteger(n) : Number.isFinite(n)) || n < 0)
+    throw new Error(`${name} must be a non-negative ${integer ? 'integer' : 'number'}, got "${v}"`);
   return n;
 }
+const int = (env: Env, name: string, fallback: number) => nonNegative(env, name, fallback, true);
+/** Fractions allowed (a rate such as 0.5 per second). */
+const num = (env: Env, name: string, fallback: number) => nonNegative(env, name, fallback, false);
 
-/** A non-negative number, fractions allowed (a rate such as 0.5 per second). */
-function num(name: string, fallback: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${v}"`);
-  return n;
-}
-
-export function loadConfig(env = process.env): Config {
+export function loadConfig(env: Env = process.env): Config {
   return {
-    port: int('PORT', 4000),
+    port: int(env, 'PORT', 4000),
     host: env.HOST || '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
     dataDir: env.SDG_DATA_DIR || './.data/pglite',
     logLevel: env.LOG_LEVEL || 'info',
-    bodyLimit: int('BODY_LIMIT_BYTES', 1_048_576),
-    statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 10_000),
+    bodyLimit: int(env, 'BODY_LIMIT_BYTES', 1_048_576),
+    statementTimeoutMs: int(env, 'STATEMENT_TIMEOUT_MS', 10_000),
     seedDemoOnEmpty: env.SDG_SEED_DEMO !== '0',
     exposeStatementCount: env.SDG_EXPOSE_SQL_COUNT === '1',
-    rateLimit: { perSecond: num('RATE_LIMIT_PER_SECOND', 50), burst: int('RATE_LIMIT_BURST', 200) },
+    rateLimit: { perSecond: num(env, 'RATE_LIMIT_PER_SECOND', 50), burst: int(env, 'RATE_LIMIT_BURST', 200) },
     redisUrl: env.REDIS_URL || undefined,
-    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 30_000),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000),
     admission: {
-      slots: int('HEAVY_REQUEST_SLOTS', DEFAULT_ADMISSION.slots),
-      maxWaitMs: int('HEAVY_REQUEST_WAIT_MS', DEFAULT_ADMISSION.maxWaitMs),
+      slots: int(env, 'HEAVY_REQUEST_SLOTS', DEFAULT_ADMISSION.slots),
+      maxWaitMs: int(env, 'HEAVY_REQUEST_WAIT_MS', DEFAULT_ADMISSION.maxWaitMs),
     },
   };
 }

@@ -66,12 +66,13 @@ export const forbidden = (what: string) =>
     'FORBIDDEN',
     `Your role is read-only in this organization, so you cannot ${what}. Ask an owner for the member role.`,
   );
-export const badInput = (message: string, details?: ErrorDetail[]) =>
-  new AppError('VALIDATION_FAILED', message, details);
 
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && code in ERROR_STATUS;
 }
+
+/** Postgres' foreign_key_violation: a row a write refers to is gone (or never was). Repositories read it. */
+export const isForeignKeyViolation = (err: unknown) => (err as { code?: string } | null)?.code === '23503';
 
 /** Postgres errors that mean "the database is not there", rather than a bug. */
 const UNAVAILABLE_PG = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);

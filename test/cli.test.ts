@@ -9,6 +9,7 @@ import { buildApp } from '../src/app.js';
 import { runCli } from '../src/cli/main.js';
 import type { Database } from '../src/db/database.js';
 import { openTestDatabase } from './helpers/database.js';
+import { square, TRIANGLE } from './helpers/geo.js';
 import { client } from './helpers/http.js';
 
 let database: Database;
@@ -31,6 +32,37 @@ async function sdg(...argv: string[]) {
     stderr: err.join('\n'),
     json: argv.includes('--json') && stdout ? JSON.parse(out.at(-1)!) : undefined,
   };
+}
+
+/** `sdg … --json`: its JSON output. */
+const sdgJson = async (...argv: string[]) => (await sdg(...argv, '--json')).json;
+const newOrg = (name: string) => sdgJson('org', 'create', '--name', name);
+const newPortfolio = (org: string, name: string) =>
+  sdgJson('portfolio', 'create', '--org', org, '--name', name);
+/** `sdg schema property add` on one kind of one org; `extra` adds --option, --required, --json. */
+const addProperty = (org: string, kind: string, id: string, name: string, type: string, ...extra: string[]) =>
+  sdg(
+    'schema',
+    'property',
+    'add',
+    '--org',
+    org,
+    '--kind',
+    kind,
+    '--id',
+    id,
+    '--name',
+    name,
+    '--type',
+    type,
+    ...extra,
+  );
+
+/** A GeoJSON file of these features, in a fresh temporary folder. */
+function geojsonFile(name: string, fs: unknown[]): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'sdg-')), name);
+  writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', features: fs }));
+  return file;
 }
 
 describe('sdg', () => {
@@ -77,26 +109,21 @@ describe('sdg', () => {
   });
 
   test('org, portfolio, user, member, key: a new tenant works end to end over REST', async () => {
-    const org = (await sdg('org', 'create', '--name', 'Mesa Power', '--json')).json;
-    const pf = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'Arizona', '--json')).json;
-    const user = (await sdg('user', 'create', '--email', 'max@mesa.example', '--name', 'Max Mesa', '--json'))
-      .json;
-    expect(
-      (
-        await sdg(
-          'member',
-          'add',
-          '--org',
-          org.id,
-          '--user',
-          'max@mesa.example',
-          '--role',
-          'member',
-          '--json',
-        )
-      ).code,
-    ).toBe(0);
-    const key = (await sdg('key', 'create', '--user', user.id, '--json')).json;
+    const org = await newOrg('Mesa Power');
+    const pf = await newPortfolio(org.id, 'Arizona');
+    const user = await sdgJson('user', 'create', '--email', 'max@mesa.example', '--name', 'Max Mesa');
+    const member = await sdg(
+      'member',
+      'add',
+      '--org',
+      org.id,
+      '--user',
+      'max@mesa.example',
+      '--role',
+      'member',
+    );
+    expect(member.code).toBe(0);
+    const key = await sdgJson('key', 'create', '--user', user.id);
     expect(key.apiKey).toMatch(/^sdg_/);
 
     const app = await buildApp({ database });
@@ -110,7 +137,7 @@ describe('sdg', () => {
       const schema = await api.get('/projects/v1/schema', { orgId: org.id });
       expect(schema.body.properties.map((p: { id: string }) => p.id)).toEqual(['name']);
 
-      expect((await sdg('key', 'revoke', '--key', key.id, '--json')).json).toEqual({ revoked: true });
+      expect(await sdgJson('key', 'revoke', '--key', key.id)).toEqual({ revoked: true });
       expect((await api.get('/organizations/v1')).status).toBe(401);
       expect((await sdg('key', 'revoke', '--key', key.id)).code).toBe(2);
     } finally {
@@ -119,14 +146,12 @@ describe('sdg', () => {
   });
 
   test('guest grant gives access to one portfolio only', async () => {
-    const org = (await sdg('org', 'create', '--name', 'Guest Org', '--json')).json;
-    const p1 = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'One', '--json')).json;
-    await sdg('portfolio', 'create', '--org', org.id, '--name', 'Two', '--json');
-    await sdg('user', 'create', '--email', 'g@guest.example', '--name', 'Guest', '--json');
-    expect(
-      (await sdg('guest', 'grant', '--portfolio', p1.id, '--user', 'g@guest.example', '--json')).code,
-    ).toBe(0);
-    const key = (await sdg('key', 'create', '--user', 'g@guest.example', '--json')).json;
+    const org = await newOrg('Guest Org');
+    const p1 = await newPortfolio(org.id, 'One');
+    await newPortfolio(org.id, 'Two');
+    await sdgJson('user', 'create', '--email', 'g@guest.example', '--name', 'Guest');
+    expect((await sdg('guest', 'grant', '--portfolio', p1.id, '--user', 'g@guest.example')).code).toBe(0);
+    const key = await sdgJson('key', 'create', '--user', 'g@guest.example');
     const app = await buildApp({ database });
     try {
       const r = await client(app, key.apiKey).get('/portfolios/v1', { orgId: org.id });
@@ -138,27 +163,18 @@ describe('sdg', () => {
     }
   });
 
-  test('schema property add: select with options, visible in the schema endpoint; bad input explained', async () => {
-    const org = (await sdg('org', 'create', '--name', 'Schema Org', '--json')).json;
-    const r = await sdg(
-      'schema',
-      'property',
-      'add',
-      '--org',
+  test('schema property add: select with options, stored in the schema', async () => {
+    const org = await newOrg('Schema Org');
+    const r = await addProperty(
       org.id,
-      '--kind',
       'parcel',
-      '--id',
       'zoning',
-      '--name',
       'Zoning',
-      '--type',
       'select',
       '--option',
       'ag:Agricultural:#22c55e',
       '--option',
       'ind:Industrial:#64748b',
-      '--json',
     );
     expect(r.code).toBe(0);
     const defs = await database.db
@@ -175,79 +191,34 @@ describe('sdg', () => {
         { id: 'ind', name: 'Industrial', color: '#64748b' },
       ],
     });
+  });
 
-    const noOptions = await sdg(
-      'schema',
-      'property',
-      'add',
-      '--org',
-      org.id,
-      '--kind',
+  /** [what, kind, id, type, what stderr says]: each refused with exit code 2. */
+  const REFUSED: [string, string, string, string, RegExp][] = [
+    [
+      'a select without options',
       'parcel',
-      '--id',
       'z2',
-      '--name',
-      'Z',
-      '--type',
       'select',
-      '--json',
-    );
-    expect(noOptions.code).toBe(2);
-    expect(noOptions.json.error.details).toEqual([expect.objectContaining({ field: 'options' })]);
-    const badType = await sdg(
-      'schema',
-      'property',
-      'add',
-      '--org',
-      org.id,
-      '--kind',
-      'parcel',
-      '--id',
-      'z3',
-      '--name',
-      'Z',
-      '--type',
-      'colour',
-    );
-    expect(badType.code).toBe(2);
-    expect(badType.stderr).toMatch(/type/);
-    const location = await sdg(
-      'schema',
-      'property',
-      'add',
-      '--org',
-      org.id,
-      '--kind',
-      'project',
-      '--id',
-      'location',
-      '--name',
-      'L',
-      '--type',
-      'text',
-    );
-    expect(location.code).toBe(2);
-    expect(location.stderr).toMatch(/computed/);
+      /options: a select property needs at least one option/,
+    ],
+    ['an unknown type', 'parcel', 'z3', 'colour', /type: must be one of text, url/],
+    ['location on projects', 'project', 'location', 'text', /computed/],
+    ['an id that is not a name', 'parcel', '9lives', 'text', /id: must start with a letter/],
+  ];
+  test.for(REFUSED)('schema property add refuses %s and says why', async ([, kind, id, type, says]) => {
+    const org = await newOrg(`Refused ${id}`);
+    const r = await addProperty(org.id, kind, id, 'Z', type);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(says);
+    const json = await addProperty(org.id, kind, id, 'Z', type, '--json');
+    expect(json.json.error.code).toBe('VALIDATION_FAILED');
   });
 
   test('parcels import: GeoJSON features become parcels, mapped by id, name and --map, linked to a project', async () => {
-    const org = (await sdg('org', 'create', '--name', 'Import Org', '--json')).json;
-    const pf = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'Imports', '--json')).json;
-    await sdg(
-      'schema',
-      'property',
-      'add',
-      '--org',
-      org.id,
-      '--kind',
-      'parcel',
-      '--id',
-      'acreage',
-      '--name',
-      'Acreage',
-      '--type',
-      'number',
-    );
+    const org = await newOrg('Import Org');
+    const pf = await newPortfolio(org.id, 'Imports');
+    await addProperty(org.id, 'parcel', 'acreage', 'Acreage', 'number');
     const [project] = await database.db
       .insertInto('projects')
       .values({
@@ -258,37 +229,18 @@ describe('sdg', () => {
       })
       .returning('id')
       .execute();
-    const square = (x: number, y: number, s: number) => ({
-      type: 'Polygon',
-      coordinates: [
-        [
-          [x, y],
-          [x + s, y],
-          [x + s, y + s],
-          [x, y + s],
-          [x, y],
-        ],
-      ],
-    });
-    const file = join(mkdtempSync(join(tmpdir(), 'sdg-')), 'parcels.geojson');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        type: 'FeatureCollection',
-        features: [
-          {
-            type: 'Feature',
-            geometry: square(0, 0, 1),
-            properties: { name: 'North 40', 'Parcel status': 'Negotiating', ACRES: '40.5', ignored: 1 },
-          },
-          {
-            type: 'Feature',
-            geometry: square(2, 0, 1),
-            properties: { name: 'South 40', 'parcel-status': 'prospect', ACRES: 41 },
-          },
-        ],
-      }),
-    );
+    const file = geojsonFile('parcels.geojson', [
+      {
+        type: 'Feature',
+        geometry: square(0, 0, 1),
+        properties: { name: 'North 40', 'Parcel status': 'Negotiating', ACRES: '40.5', ignored: 1 },
+      },
+      {
+        type: 'Feature',
+        geometry: square(2, 0, 1),
+        properties: { name: 'South 40', 'parcel-status': 'prospect', ACRES: 41 },
+      },
+    ]);
     const r = await sdg(
       'parcels',
       'import',
@@ -333,48 +285,13 @@ describe('sdg', () => {
   });
 
   test('parcels import is all or nothing: one bad feature imports nothing and says which', async () => {
-    const org = (await sdg('org', 'create', '--name', 'Bad Import Org', '--json')).json;
-    const pf = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'Imports', '--json')).json;
-    const file = join(mkdtempSync(join(tmpdir(), 'sdg-')), 'bad.geojson');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        type: 'FeatureCollection',
-        features: [
-          {
-            type: 'Feature',
-            geometry: {
-              type: 'Polygon',
-              coordinates: [
-                [
-                  [0, 0],
-                  [1, 0],
-                  [1, 1],
-                  [0, 0],
-                ],
-              ],
-            },
-            properties: { name: 'ok' },
-          },
-          { type: 'Feature', geometry: { type: 'Point', coordinates: [0, 0] }, properties: {} },
-          {
-            type: 'Feature',
-            geometry: {
-              type: 'Polygon',
-              coordinates: [
-                [
-                  [0, 0],
-                  [1, 0],
-                  [1, 1],
-                  [0, 0],
-                ],
-              ],
-            },
-            properties: { 'parcel-status': 'sold' },
-          },
-        ],
-      }),
-    );
+    const org = await newOrg('Bad Import Org');
+    const pf = await newPortfolio(org.id, 'Imports');
+    const file = geojsonFile('bad.geojson', [
+      { type: 'Feature', geometry: TRIANGLE, properties: { name: 'ok' } },
+      { type: 'Feature', geometry: { type: 'Point', coordinates: [0, 0] }, properties: {} },
+      { type: 'Feature', geometry: TRIANGLE, properties: { 'parcel-status': 'sold' } },
+    ]);
     const r = await sdg('parcels', 'import', file, '--portfolio', pf.id, '--json');
     expect(r.code).toBe(2);
     expect(r.json.error.details.map((d: { field: string }) => d.field)).toEqual([
@@ -411,106 +328,30 @@ describe('sdg', () => {
 
 describe('sdg: schema and import guards', () => {
   test('a property cannot change type once defined', async () => {
-    const org = (await sdg('org', 'create', '--name', 'Type Org', '--json')).json;
-    expect(
-      (
-        await sdg(
-          'schema',
-          'property',
-          'add',
-          '--org',
-          org.id,
-          '--kind',
-          'contact',
-          '--id',
-          'acres',
-          '--name',
-          'Acres',
-          '--type',
-          'number',
-        )
-      ).code,
-    ).toBe(0);
+    const org = await newOrg('Type Org');
+    expect((await addProperty(org.id, 'contact', 'acres', 'Acres', 'number')).code).toBe(0);
     // Renaming keeps the type: fine.
-    expect(
-      (
-        await sdg(
-          'schema',
-          'property',
-          'add',
-          '--org',
-          org.id,
-          '--kind',
-          'contact',
-          '--id',
-          'acres',
-          '--name',
-          'Acres owned',
-          '--type',
-          'number',
-        )
-      ).code,
-    ).toBe(0);
-    const r = await sdg(
-      'schema',
-      'property',
-      'add',
-      '--org',
-      org.id,
-      '--kind',
-      'contact',
-      '--id',
-      'acres',
-      '--name',
-      'Acres',
-      '--type',
-      'text',
-      '--json',
-    );
+    expect((await addProperty(org.id, 'contact', 'acres', 'Acres owned', 'number')).code).toBe(0);
+    const r = await addProperty(org.id, 'contact', 'acres', 'Acres', 'text', '--json');
     expect(r.code).toBe(2);
     expect(r.json.error.details[0].reason).toMatch(/add a new property/);
   });
 
   test('parcels import refuses people values that name users outside the organization', async () => {
-    const org = (await sdg('org', 'create', '--name', 'People Import Org', '--json')).json;
-    const pf = (await sdg('portfolio', 'create', '--org', org.id, '--name', 'P', '--json')).json;
-    await sdg(
-      'schema',
-      'property',
-      'add',
-      '--org',
-      org.id,
-      '--kind',
-      'parcel',
-      '--id',
-      'agent',
+    const org = await newOrg('People Import Org');
+    const pf = await newPortfolio(org.id, 'P');
+    await addProperty(org.id, 'parcel', 'agent', 'Agent', 'people');
+    const outsider = await sdgJson(
+      'user',
+      'create',
+      '--email',
+      'outsider@else.example',
       '--name',
-      'Agent',
-      '--type',
-      'people',
+      'Out Sider',
     );
-    const outsider = (
-      await sdg('user', 'create', '--email', 'outsider@else.example', '--name', 'Out Sider', '--json')
-    ).json;
-    const file = join(mkdtempSync(join(tmpdir(), 'sdg-')), 'people.geojson');
-    const polygon = {
-      type: 'Polygon',
-      coordinates: [
-        [
-          [0, 0],
-          [1, 0],
-          [1, 1],
-          [0, 0],
-        ],
-      ],
-    };
-    writeFileSync(
-      file,
-      JSON.stringify({
-        type: 'FeatureCollection',
-        features: [{ type: 'Feature', geometry: polygon, properties: { agent: outsider.id } }],
-      }),
-    );
+    const file = geojsonFile('people.geojson', [
+      { type: 'Feature', geometry: TRIANGLE, properties: { agent: outsider.id } },
+    ]);
     const r = await sdg('parcels', 'import', file, '--portfolio', pf.id, '--json');
     expect(r.code).toBe(2);
     expect(r.json.error.details).toEqual([expect.objectContaining({ field: 'features[0].agent' })]);
@@ -519,33 +360,11 @@ describe('sdg: schema and import guards', () => {
 
 describe('sdg schema index', () => {
   test('creates the two sort indexes of a number property, once; refuses unsortable ones', async () => {
-    const org = (await sdg('org', 'create', '--name', 'Index Org', '--json')).json;
-    await sdg(
-      'schema',
-      'property',
-      'add',
-      '--org',
-      org.id,
-      '--kind',
-      'parcel',
-      '--id',
-      'acres_idx',
-      '--name',
-      'Acres',
-      '--type',
-      'number',
-    );
-    const r = await sdg(
-      'schema',
-      'index',
-      '--org',
-      org.id,
-      '--kind',
-      'parcel',
-      '--id',
-      'acres_idx',
-      '--json',
-    );
+    const org = await newOrg('Index Org');
+    await addProperty(org.id, 'parcel', 'acres_idx', 'Acres', 'number');
+    const index = (id: string, ...extra: string[]) =>
+      sdg('schema', 'index', '--org', org.id, '--kind', 'parcel', '--id', id, ...extra);
+    const r = await index('acres_idx', '--json');
     expect(r.code).toBe(0);
     expect(r.json.indexes).toBe(2);
     const { rows } = await sql<{
@@ -557,27 +376,9 @@ describe('sdg schema index', () => {
       'parcels_sort_acres_idx_hi_idx',
       'parcels_sort_acres_idx_lo_idx',
     ]);
-    expect(
-      (await sdg('schema', 'index', '--org', org.id, '--kind', 'parcel', '--id', 'acres_idx', '--json')).code,
-    ).toBe(0);
-    await sdg(
-      'schema',
-      'property',
-      'add',
-      '--org',
-      org.id,
-      '--kind',
-      'parcel',
-      '--id',
-      'tags_idx',
-      '--name',
-      'Tags',
-      '--type',
-      'multi_select',
-      '--option',
-      'a:A:#000000',
-    );
-    const bad = await sdg('schema', 'index', '--org', org.id, '--kind', 'parcel', '--id', 'tags_idx');
+    expect((await index('acres_idx', '--json')).code).toBe(0);
+    await addProperty(org.id, 'parcel', 'tags_idx', 'Tags', 'multi_select', '--option', 'a:A:#000000');
+    const bad = await index('tags_idx');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/cannot be sorted/);
   });

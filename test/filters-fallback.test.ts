@@ -7,9 +7,10 @@ import type { Context } from '../src/context.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { DB } from '../src/db/types.js';
 import { createOrg, createPortfolio } from '../src/modules/org/repository.js';
-import { compileQuery } from '../src/modules/records/filter.js';
+import { compileListQuery } from '../src/modules/records/filter.js';
 import { bulkInsertRecords, pagesFor } from '../src/modules/records/repository.js';
-import { installDefaultProperties, schemasByKeys } from '../src/modules/schema/repository.js';
+import { schemasByKeys } from '../src/modules/schema/repository.js';
+import { installDefaultProperties } from '../src/modules/schema/service.js';
 
 /**
  * Without pg_trgm (a PGlite started without the extension, or a Postgres that lacks it), the
@@ -38,7 +39,7 @@ describe('search without pg_trgm', () => {
         viewer: { userId: 'usr_x' },
         loaders: { schema: { load: async () => schema }, isOrgUser: { load: async () => true } },
       } as unknown as Context;
-      const query = await compileQuery(ctx, 'project', org.id, { search: 'HALV' });
+      const query = await compileListQuery(ctx, 'project', org.id, { search: 'HALV' });
       const [page] = await pagesFor(db, [
         {
           list: 'portfolio-projects',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Context } from '../src/context.js';
 import { createPortfolio } from '../src/modules/org/repository.js';
-import { compileQuery, type QueryArgs } from '../src/modules/records/filter.js';
+import { compileListQuery, type QueryArgs } from '../src/modules/records/filter.js';
 import { sortIndexSql } from '../src/modules/records/order.js';
 import { bulkInsertRecords } from '../src/modules/records/repository.js';
 import { schemasByKeys } from '../src/modules/schema/repository.js';
@@ -53,7 +53,7 @@ describe(`plans (${backend})`, () => {
       loaders: { schema: { load: async () => schema }, isOrgUser: { load: async () => true } },
     } as unknown as Context;
     const page = async (args: QueryArgs, bound?: (string | number)[]) => {
-      const query = await compileQuery(ctx, 'parcel', org, args);
+      const query = await compileListQuery(ctx, 'parcel', org, args);
       return capturePageStatement(db, [
         {
           list: 'portfolio-parcels',

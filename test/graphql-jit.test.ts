@@ -1,17 +1,26 @@
 import { Kind, parse } from 'graphql';
 import { FIRST_PAGE_QUERY, NESTED_QUERY } from '../bench/scenarios.js';
-import { jitGateway } from '../src/graphql/jit.js';
+import { Executor } from '../src/graphql/executor.js';
+import type { JitOptions } from '../src/graphql/jit.js';
+import { DEFAULT_LIMITS } from '../src/graphql/limits.js';
 import { buildSchema } from '../src/graphql/schema.js';
+import { executorGateway } from '../src/graphql/server.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 
 /**
  * /graphql runs an operation with graphql-js the first time its document is seen and compiled by
  * graphql-jit from then on. Both must answer exactly the same, data and errors alike.
  */
+/** The executor /graphql runs through (its JIT cache's stats as `gw.stats`), without Apollo around it. */
+async function gateway(jit?: JitOptions) {
+  const run = new Executor(buildSchema(), DEFAULT_LIMITS, jit);
+  const { executor } = await executorGateway(run).load({ apollo: {} } as never);
+  return { gw: run.jit, executor };
+}
+
 describe('graphql-jit execution', () => {
   test('an operation is compiled when its document comes back, once per operation name', async () => {
-    const gw = jitGateway(buildSchema());
-    const { executor } = await gw.load({ apollo: {} });
+    const { gw, executor } = await gateway();
     const document = parse('query A { __typename } query B { t: __typename }');
     const run = (operationName: string) => {
       const operation = document.definitions.find(
@@ -35,8 +44,7 @@ describe('graphql-jit execution', () => {
   });
 
   test('the cache keeps the most recently used documents', async () => {
-    const gw = jitGateway(buildSchema(), { max: 2, hotAfter: 2 });
-    const { executor } = await gw.load({ apollo: {} });
+    const { gw, executor } = await gateway({ max: 2, hotAfter: 2 });
     const docs = ['A', 'B', 'C'].map((n) => parse(`query ${n} { __typename }`));
     const run = (document: (typeof docs)[number]) =>
       executor!({

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { linkedIds } from './records-helpers.js';
 
 /** Link connections over GraphQL: exact per-parent pages, Relay paging both ways, totalCount, mutations. */
 
@@ -373,12 +374,6 @@ describe('link mutations', () => {
       expect(r.body.errors?.[0]?.extensions?.code, `${who} ${contactId}`).toBe(code);
       expect(r.body.data).toBeNull();
     }
-    const rows = await env.database.db
-      .selectFrom('project_contacts')
-      .select('contact_id')
-      .where('org_id', '=', env.demo.orgs.A.id)
-      .where('project_id', '=', project)
-      .execute();
-    expect(rows).toEqual([]);
+    expect(await linkedIds(env, 'project_contacts', project)).toEqual([]);
   });
 });

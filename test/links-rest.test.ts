@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { importParcels } from '../src/modules/records/import.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { features, square, TRIANGLE } from './helpers/geo.js';
+import { linkedIds, stored } from './records-helpers.js';
 
 /** REST v1 link endpoints: every path, the link rules, 405 on project–parcel writes, paging over links. */
 
@@ -33,37 +35,24 @@ async function newContact(env: Env, first: string, pf: 'A1' | 'A2' = 'A1'): Prom
 /** Parcels can only come from cadastral data: import one small square. */
 async function newParcel(env: Env, pf: 'A1' | 'A2' = 'A1'): Promise<string> {
   const s = scopeOf(env, pf);
-  const square = [
-    [
-      [-101.8, 33.5],
-      [-101.79, 33.5],
-      [-101.79, 33.51],
-      [-101.8, 33.51],
-      [-101.8, 33.5],
-    ],
-  ];
   const res = await importParcels(
     env.database.db,
     {
       type: 'FeatureCollection',
-      features: [{ type: 'Feature', geometry: { type: 'Polygon', coordinates: square }, properties: {} }],
+      features: [{ type: 'Feature', geometry: square(-101.8, 33.5, 0.01), properties: {} }],
     },
     s,
   );
   return res.created[0];
 }
 
-async function linkRows(env: Env, table: 'project_contacts' | 'parcel_contacts', parent: string) {
-  const col = table === 'project_contacts' ? 'project_id' : 'parcel_id';
-  const { rows } = await sql<{ contact_id: string }>`
-    select contact_id from ${sql.table(table)}
-    where org_id = ${env.demo.orgs.A.id} and ${sql.ref(col)} = ${parent} order by contact_id`.execute(
-    env.database.db,
-  );
-  return rows.map((r) => r.contact_id);
-}
+const linkRows = (env: Env, table: 'project_contacts' | 'parcel_contacts', parent: string) =>
+  linkedIds(env, table, parent);
 
 const ids = (body: { items: { id: string }[] }) => body.items.map((i) => i.id);
+/** A REST properties map without the `labels` reads add. */
+const withoutLabels = (properties: Record<string, Record<string, unknown>>) =>
+  Object.fromEntries(Object.entries(properties).map(([k, { labels: _, ...v }]) => [k, v]));
 
 describe('project–contact and parcel–contact links over REST', () => {
   for (const kind of ['projects', 'parcels'] as const) {
@@ -304,18 +293,19 @@ describe('project–parcel links are read-only', () => {
       where org_id = ${s.orgId} and portfolio_id = ${s.portfolioId}
       group by project_id order by n desc, project_id limit 1`.execute(env.database.db);
     const project = rows[0].project_id;
-    const expected = (
-      await env.database.db
-        .selectFrom('project_parcels')
-        .select('parcel_id')
-        .where('org_id', '=', env.demo.orgs.A.id)
-        .where('project_id', '=', project)
-        .execute()
-    ).map((r) => r.parcel_id);
+    const expected = await linkedIds(env, 'project_parcels', project);
     const r = await env.as.bob.get(`/projects/v1/${project}/parcels`, s);
     expect(r.status).toBe(200);
     expect(new Set(ids(r.body))).toEqual(new Set(expected));
-    expect(r.body.items[0].properties.name).toBeDefined();
+    // Each item is the whole parcel as stored: its values (plus read labels) and its timestamps.
+    for (const item of r.body.items) {
+      const row = await stored(env, 'parcel', item.id);
+      expect(Object.keys(item)).toEqual(['id', 'properties', 'created_at', 'updated_at']);
+      expect(withoutLabels(item.properties)).toEqual(row.properties);
+      expect(item.created_at).toBe(row.created_at.toISOString());
+      expect(item.updated_at).toBe(row.updated_at.toISOString());
+    }
+    expect(r.body.items.every((i: { properties: object }) => 'name' in i.properties)).toBe(true);
     const back = await env.as.bob.get(`/parcels/v1/${expected[0]}/projects`, s);
     expect(ids(back.body)).toEqual([project]);
   });
@@ -342,13 +332,7 @@ describe('project–parcel links are read-only', () => {
       expect(r.body.error.code).toBe('METHOD_NOT_ALLOWED');
       expect(r.body.error.message).toMatch(/read-only/);
     }
-    const rows = await env.database.db
-      .selectFrom('project_parcels')
-      .select('parcel_id')
-      .where('org_id', '=', env.demo.orgs.A.id)
-      .where('project_id', '=', project)
-      .execute();
-    expect(rows).toEqual([]);
+    expect(await linkedIds(env, 'project_parcels', project)).toEqual([]);
   });
 
   test('a delete of one project–parcel link by id is refused too (405), not a 404 route', async ({ env }) => {
@@ -520,30 +504,10 @@ describe('deleting records removes their links', () => {
   test('deleting a project removes its parcel links; the parcels stay', async ({ env }) => {
     const s = scopeOf(env);
     const project = await newProject(env, 'With parcels');
-    const res = await importParcels(
-      env.database.db,
-      {
-        type: 'FeatureCollection',
-        features: [
-          {
-            type: 'Feature',
-            properties: {},
-            geometry: {
-              type: 'Polygon',
-              coordinates: [
-                [
-                  [0, 0],
-                  [1, 0],
-                  [1, 1],
-                  [0, 0],
-                ],
-              ],
-            },
-          },
-        ],
-      },
-      { ...s, projectId: project },
-    );
+    const res = await importParcels(env.database.db, features({ geometry: TRIANGLE }), {
+      ...s,
+      projectId: project,
+    });
     const parcel = res.created[0];
     expect(ids((await env.as.alice.get(`/parcels/v1/${parcel}/projects`, s)).body)).toEqual([project]);
     expect((await env.as.alice.delete(`/projects/v1/${project}`, s)).status).toBe(200);

@@ -1,5 +1,5 @@
 import { addMember, createPortfolio, createUser } from '../src/modules/org/repository.js';
-import { upsertProperty } from '../src/modules/schema/repository.js';
+import { defineProperty } from '../src/modules/schema/service.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 
 /**
@@ -31,7 +31,7 @@ describe('per-org cache', () => {
     const { A } = env.demo.orgs;
     const before = await env.as.alice.get('/contacts/v1/schema', { orgId: A.id });
     expect(before.body.properties.map((p: { id: string }) => p.id)).not.toContain('cache_probe');
-    await upsertProperty(env.database.db, A.id, 'contact', {
+    await defineProperty(env.database.db, A.id, 'contact', {
       id: 'cache_probe',
       name: 'Probe',
       type: 'number',

@@ -5,11 +5,8 @@ import { createApiKey } from '../src/modules/auth/repository.js';
 import { addMember, createOrg, createPortfolio, createUser } from '../src/modules/org/repository.js';
 import { bulkInsertRecords } from '../src/modules/records/repository.js';
 import type { StoredValue } from '../src/modules/records/types.js';
-import {
-  installDefaultProperties,
-  type NewProperty,
-  upsertProperty,
-} from '../src/modules/schema/repository.js';
+import type { NewProperty } from '../src/modules/schema/repository.js';
+import { defineProperty, installDefaultProperties } from '../src/modules/schema/service.js';
 import type { TestEnv } from './helpers/fixtures.js';
 import { type Client, client, type Res } from './helpers/http.js';
 
@@ -41,7 +38,7 @@ export async function freshOrg(
   const org = await createOrg(db, `Org ${tag}`);
   if (opts.defaults !== false) await installDefaultProperties(db, org.id);
   for (const [kind, props] of Object.entries(extra) as [RecordKind, NewProperty[]][])
-    for (const p of props) await upsertProperty(db, org.id, kind, p);
+    for (const p of props) await defineProperty(db, org.id, kind, p);
   const pf = await createPortfolio(db, org.id, 'P');
   const user = await createUser(db, `owner-${tag}@example.test`, `Owner ${tag}`);
   await addMember(db, org.id, user.id, 'owner');
@@ -80,6 +77,26 @@ export async function stored(env: TestEnv, kind: RecordKind, id: string) {
     env.database.db,
   );
   return rows[0];
+}
+
+const LINK_COLUMNS = {
+  project_contacts: ['project_id', 'contact_id'],
+  parcel_contacts: ['parcel_id', 'contact_id'],
+  project_parcels: ['project_id', 'parcel_id'],
+} as const;
+
+/** The ids linked to a parent in a link table of org A (or `orgId`), sorted: what the database holds. */
+export async function linkedIds(
+  env: TestEnv,
+  table: keyof typeof LINK_COLUMNS,
+  parentId: string,
+  orgId = env.demo.orgs.A.id,
+): Promise<string[]> {
+  const [parent, child] = LINK_COLUMNS[table];
+  const { rows } = await sql<{ id: string }>`
+    select ${sql.ref(child)} as id from ${sql.table(table)}
+    where org_id = ${orgId} and ${sql.ref(parent)} = ${parentId} order by 1`.execute(env.database.db);
+  return rows.map((r) => r.id);
 }
 
 /** How many rows a table holds in one portfolio. */

@@ -1,4 +1,4 @@
-import { MAX_TEXT_LENGTH } from '../src/modules/records/validate.js';
+import { MAX_TEXT_LENGTH } from '../src/modules/properties/text.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
 import type { Res } from './helpers/http.js';
 import {

@@ -34,10 +34,14 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Fail every statement on a tenant table that does not filter on org_id (tests). */
   tenantGuard?: boolean;
+  /** PGlite only: start from this data folder dump (`dumpDataDir`) instead of an empty cluster. */
+  loadDataDir?: Blob;
 }
 
 export interface Database {
   db: Kysely<DB>;
+  /** PGlite only: the whole data folder as a tar (test snapshots). */
+  dump?: () => Promise<Blob>;
   backend: 'postgres' | 'pglite';
   /** Where the data lives, for start-up messages (no credentials). */
   describe: string;
@@ -137,6 +141,7 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
   // pg_trgm backs the trigram index of list search (migrations/0002); loading it only makes it available.
   const pglite = await PGlite.create(dataDir.startsWith('memory://') ? undefined : resolve(dataDir), {
     extensions: { pg_trgm },
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   });
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
   const db = new Kysely<DB>({
@@ -151,6 +156,7 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
     describe: dataDir.startsWith('memory://')
       ? 'embedded PGlite (in memory)'
       : `embedded PGlite at ${resolve(dataDir)}`,
+    dump: () => pglite.dumpDataDir('none'),
     close: async () => {
       await db.destroy();
       await pglite.close();

@@ -1,12 +1,16 @@
-import { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import { OrgModel, PortfolioModel, UserModel, ViewerModel } from '../modules/org/types.js';
-import { RecordModel, ValueModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
-import { PropertySchemaModel, PropertyDefModel } from '../modules/schema/types.js';
-import { Context } from '../context.js';
+import type { RecordKind } from '../db/types.js';
+import type { AccessRole as Role } from '../modules/auth/viewer.js';
+import type { PropertyTypeName as PropertyType } from '../modules/properties/registry.js';
+import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { OrgModel, PortfolioModel, UserModel, ViewerModel } from '../modules/org/types.js';
+import type { PropertySchemaModel, PropertyDefModel } from '../modules/schema/types.js';
+import type { ValueModel, RecordModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
+import type { Context } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+export type EnumResolverSignature<T, AllowedValues = any> = { [key in keyof T]?: AllowedValues };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
   ID: { input: string; output: string; }
@@ -23,6 +27,25 @@ export type Scalars = {
    * exactly as REST v1 reads and writes it.
    */
   JSON: { input: unknown; output: unknown; }
+};
+
+/** Checkbox operators. */
+export type CheckboxFilter = {
+  /** Ticked (true) or unticked (false); records without a value match neither. */
+  eq?: InputMaybe<Scalars['Boolean']['input']>;
+  /** true: no value; false: ticked or unticked. */
+  isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** A checkbox value. */
+export type CheckboxValue = PropertyValue & {
+  __typename?: 'CheckboxValue';
+  /** Whether the box is ticked. */
+  checked: Scalars['Boolean']['output'];
+  /** The property's definition. */
+  property: PropertyDefinition;
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
 };
 
 /** A person or company: land owner, broker, counsel. */
@@ -770,6 +793,8 @@ export type PropertyDefinition = {
  * (`text` for text, url and email; `select` for select; `multiSelect` for multi_select; …).
  */
 export type PropertyFilter = {
+  /** For checkbox properties. */
+  checkbox?: InputMaybe<CheckboxFilter>;
   /** For date properties (compares the start date). */
   date?: InputMaybe<DateFilter>;
   /** The property id, from the organization's property schema. */
@@ -819,24 +844,7 @@ export type PropertySchema = {
   properties: Array<PropertyDefinition>;
 };
 
-/** The type of value a property holds. */
-export type PropertyType =
-  /** A calendar date, `{ date: { start } }`. */
-  | 'DATE'
-  /** An e-mail address, `{ text }`. */
-  | 'EMAIL'
-  /** Any options of the property, `{ select: [optionId, …] }`. */
-  | 'MULTI_SELECT'
-  /** A finite decimal number, `{ number }`. */
-  | 'NUMBER'
-  /** One user of the organization, `{ people: [uid] }`. */
-  | 'PEOPLE'
-  /** One option of the property, `{ select: [optionId] }`. */
-  | 'SELECT'
-  /** Free text, `{ text }`. */
-  | 'TEXT'
-  /** An absolute http(s) URL, `{ text }`. */
-  | 'URL';
+export { PropertyType };
 
 /** A typed property value. */
 export type PropertyValue = {
@@ -914,14 +922,7 @@ export type RecordFilter = {
   updatedAt?: InputMaybe<DateTimeRange>;
 };
 
-/** The kinds of record that carry dynamic properties. */
-export type RecordKind =
-  /** People and companies: land owners, brokers, counsel. */
-  | 'CONTACT'
-  /** Parcels of land, from cadastral data. */
-  | 'PARCEL'
-  /** Projects. */
-  | 'PROJECT';
+export { RecordKind };
 
 /** One sort key: a property (by id) or a record field, exactly one of the two. */
 export type RecordOrder = {
@@ -942,18 +943,7 @@ export type RecordOrderField =
   /** Last update time. */
   | 'UPDATED_AT';
 
-/** A caller's role in an organization. Guests have no organization role; they reach single portfolios. */
-export type Role =
-  /** Manages the organization's data and people. */
-  | 'ADMIN'
-  /** Reads and writes only the portfolios granted to them. */
-  | 'GUEST'
-  /** Reads and writes every portfolio of the organization. */
-  | 'MEMBER'
-  /** Full control of the organization. */
-  | 'OWNER'
-  /** Reads every portfolio of the organization and writes nothing. */
-  | 'VIEWER';
+export { Role };
 
 /** Select operators, with option ids of the property. */
 export type SelectFilter = {
@@ -1138,12 +1128,15 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( ValueModel )
     | ( ValueModel )
     | ( ValueModel )
+    | ( ValueModel )
   ;
 }>;
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CheckboxFilter: CheckboxFilter;
+  CheckboxValue: ResolverTypeWrapper<ValueModel>;
   Contact: ResolverTypeWrapper<RecordModel>;
   ContactConnection: ResolverTypeWrapper<ConnectionModel>;
   ContactEdge: ResolverTypeWrapper<EdgeModel>;
@@ -1214,6 +1207,8 @@ export type ResolversTypes = ResolversObject<{
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   Boolean: Scalars['Boolean']['output'];
+  CheckboxFilter: CheckboxFilter;
+  CheckboxValue: ValueModel;
   Contact: RecordModel;
   ContactConnection: ConnectionModel;
   ContactEdge: EdgeModel;
@@ -1273,6 +1268,13 @@ export type ResolversParentTypes = ResolversObject<{
   UpdateRecordInput: UpdateRecordInput;
   User: UserModel;
   Viewer: ViewerModel;
+}>;
+
+export type CheckboxValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['CheckboxValue'] = ResolversParentTypes['CheckboxValue']> = ResolversObject<{
+  checked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+  propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type ContactResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Contact'] = ResolversParentTypes['Contact']> = ResolversObject<{
@@ -1499,8 +1501,10 @@ export type PropertySchemaResolvers<ContextType = Context, ParentType extends Re
   properties?: Resolver<Array<ResolversTypes['PropertyDefinition']>, ParentType, ContextType>;
 }>;
 
+export type PropertyTypeResolvers = EnumResolverSignature<{ CHECKBOX?: any, DATE?: any, EMAIL?: any, MULTI_SELECT?: any, NUMBER?: any, PEOPLE?: any, SELECT?: any, TEXT?: any, URL?: any }, ResolversTypes['PropertyType']>;
+
 export type PropertyValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyValue'] = ResolversParentTypes['PropertyValue']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'DateValue' | 'NumberValue' | 'PeopleValue' | 'SelectValue' | 'TextValue', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'CheckboxValue' | 'DateValue' | 'NumberValue' | 'PeopleValue' | 'SelectValue' | 'TextValue', ParentType, ContextType>;
 }>;
 
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
@@ -1512,6 +1516,10 @@ export type QueryResolvers<ContextType = Context, ParentType extends ResolversPa
   project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType, RequireFields<QueryProjectArgs, 'id'>>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
 }>;
+
+export type RecordKindResolvers = EnumResolverSignature<{ CONTACT?: any, PARCEL?: any, PROJECT?: any }, ResolversTypes['RecordKind']>;
+
+export type RoleResolvers = EnumResolverSignature<{ ADMIN?: any, GUEST?: any, MEMBER?: any, OWNER?: any, VIEWER?: any }, ResolversTypes['Role']>;
 
 export type SelectOptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['SelectOption'] = ResolversParentTypes['SelectOption']> = ResolversObject<{
   color?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1547,6 +1555,7 @@ export type ViewerResolvers<ContextType = Context, ParentType extends ResolversP
 }>;
 
 export type Resolvers<ContextType = Context> = ResolversObject<{
+  CheckboxValue?: CheckboxValueResolvers<ContextType>;
   Contact?: ContactResolvers<ContextType>;
   ContactConnection?: ContactConnectionResolvers<ContextType>;
   ContactEdge?: ContactEdgeResolvers<ContextType>;
@@ -1578,8 +1587,11 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   PropertyDefinition?: PropertyDefinitionResolvers<ContextType>;
   PropertyRecord?: PropertyRecordResolvers<ContextType>;
   PropertySchema?: PropertySchemaResolvers<ContextType>;
+  PropertyType?: PropertyTypeResolvers;
   PropertyValue?: PropertyValueResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RecordKind?: RecordKindResolvers;
+  Role?: RoleResolvers;
   SelectOption?: SelectOptionResolvers<ContextType>;
   SelectValue?: SelectValueResolvers<ContextType>;
   TextValue?: TextValueResolvers<ContextType>;

@@ -82,16 +82,27 @@ export function registerGraphiQL(app: FastifyInstance): void {
     }
   });
 
-  app.get('/graphiql', async (_req, reply) => {
-    if (!assets.built) return pageHeaders(reply).status(503).send(notBuiltPage('GraphiQL'));
-    return pageHeaders(reply).send(PAGE);
+  registerPage(app, { path: 'graphiql', html: PAGE, assets, title: 'GraphiQL', assetsOf: 'GraphiQL' });
+}
+
+/**
+ * A page at `/<path>` and its built assets at `/<path>/<file>`: GraphiQL and the /docs reference.
+ * `title` names the page when it is not built, `assetsOf` its assets when one is missing.
+ */
+export function registerPage(
+  app: FastifyInstance,
+  o: { path: string; html: string; assets: AssetFolder; title: string; assetsOf: string },
+): void {
+  app.get(`/${o.path}`, async (_req, reply) => {
+    if (!o.assets.built) return pageHeaders(reply).status(503).send(notBuiltPage(o.title));
+    return pageHeaders(reply).send(o.html);
   });
   // With a trailing slash the relative asset URLs would resolve one level too deep.
-  app.get('/graphiql/', async (_req, reply) => reply.redirect('../graphiql', 301));
-  app.get<{ Params: { file: string } }>('/graphiql/:file', async (req, reply) => {
-    const sent = assets.send(req, reply, req.params.file);
+  app.get(`/${o.path}/`, async (_req, reply) => reply.redirect(`../${o.path}`, 301));
+  app.get<{ Params: { file: string } }>(`/${o.path}/:file`, async (req, reply) => {
+    const sent = o.assets.send(req, reply, req.params.file);
     if (sent) return sent;
     // Thrown rather than callNotFound(): the not-found route is not public and would answer 401.
-    throw new AppError('NOT_FOUND', `No GraphiQL asset named ${req.params.file}.`);
+    throw new AppError('NOT_FOUND', `No ${o.assetsOf} asset named ${req.params.file}.`);
   });
 }

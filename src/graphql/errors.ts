@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, isErrorCode, toAppError } from '../errors.js';
+import { AppError, isErrorCode, RETRY_AFTER_SECONDS, toAppError } from '../errors.js';
 
 /** GraphQL-level codes (Apollo's and graphql-js's) mapped into the closed set. */
 const GRAPHQL_CODES: Record<string, AppError['code']> = {
@@ -15,31 +15,53 @@ const GRAPHQL_CODES: Record<string, AppError['code']> = {
 
 type Log = Pick<FastifyBaseLogger, 'error'>;
 
-/** Any error from executing GraphQL, as an AppError; unknown ones are masked and logged with an id. */
-export function graphqlErrorToAppError(err: GraphQLError, log?: Log): AppError {
-  if (err.originalError)
-    return toAppError(err.originalError, (errorId, e) => log?.error({ err: e, errorId }, 'unhandled error'));
+/**
+ * The one mapping from a GraphQL error to the closed set of codes, for REST bodies and /graphql
+ * `extensions` alike. A domain error travels inside the GraphQL error as its originalError and
+ * comes out as the same object; unknown faults are masked, and logged with the id the caller sees.
+ */
+export function appErrorOf(err: GraphQLError, log?: Log): AppError & { errorId?: string } {
+  const original = err.originalError;
+  if (original instanceof AppError) return original;
   const code = err.extensions?.code;
-  if (typeof code === 'string' && GRAPHQL_CODES[code]) return new AppError(GRAPHQL_CODES[code], err.message);
-  if (isErrorCode(code)) return new AppError(code, err.message);
-  // Errors without an original error come from graphql-js itself (coercion, validation): caller mistakes.
-  return new AppError('VALIDATION_FAILED', err.message);
+  const mapped =
+    typeof code === 'string'
+      ? (GRAPHQL_CODES[code] ?? (isErrorCode(code) && code !== 'INTERNAL' ? code : undefined))
+      : undefined;
+  if (mapped) return new AppError(mapped, err.message);
+  const logged = (errorId: string, e: unknown) => log?.error({ err: e, errorId }, 'unhandled error');
+  // A fault below GraphQL (the database, a bug): TIMEOUT, UNAVAILABLE, or masked INTERNAL.
+  if (original && !(original instanceof GraphQLError)) return toAppError(original, logged);
+  // graphql-js's own: about the request (variables, no path) it is the caller's mistake; during
+  // execution (a path, such as a null for a non-null field) it is ours.
+  return err.path ? toAppError(err, logged) : new AppError('VALIDATION_FAILED', err.message);
+}
+
+/**
+ * A domain error refused before execution (limits, admission), as the GraphQL error Apollo sends:
+ * its HTTP status and Retry-After ride in `extensions.http`, and appErrorOf gets the AppError back.
+ */
+export function rejection(err: AppError): GraphQLError {
+  const retryAfter = RETRY_AFTER_SECONDS[err.code];
+  return new GraphQLError(err.message, {
+    originalError: err,
+    extensions: {
+      code: err.code,
+      http: {
+        status: err.status,
+        headers: new Map(retryAfter ? [['retry-after', String(retryAfter)]] : []),
+      },
+    },
+  });
 }
 
 /** Apollo's formatError: every GraphQL error carries a code from the closed set, and nothing internal leaks. */
 export function formatGraphQLError(log: Log) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = (error as GraphQLError)?.originalError ?? error;
-    const code = formatted.extensions?.code;
-    let appErr: AppError & { errorId?: string };
-    if (original instanceof AppError) appErr = original;
-    else if (typeof code === 'string' && GRAPHQL_CODES[code])
-      appErr = new AppError(GRAPHQL_CODES[code], formatted.message);
-    // Our own GraphQLErrors (the limits plugin) already carry a code from the closed set.
-    else if (original instanceof GraphQLError && isErrorCode(code) && code !== 'INTERNAL')
-      appErr = new AppError(code, formatted.message);
-    // Anything else is a fault: masked, with an id that is also logged (database outages become UNAVAILABLE).
-    else appErr = toAppError(original, (errorId, e) => log.error({ err: e, errorId }, 'unhandled error'));
+    const appErr =
+      error instanceof GraphQLError
+        ? appErrorOf(error, log)
+        : toAppError(error, (errorId, e) => log.error({ err: e, errorId }, 'unhandled error'));
     return {
       message: appErr.message,
       ...(formatted.locations ? { locations: formatted.locations } : {}),

@@ -1,7 +1,6 @@
 import type { Resolvers } from '../generated/graphql.js';
 import { typeOfId } from '../ids.js';
-import { findPortfolioAnywhere } from '../modules/org/repository.js';
-import { findOrg } from '../modules/org/resolvers.js';
+import { findOrganization, portfolioById, userById } from '../modules/org/service.js';
 import { findRecord } from '../modules/records/service.js';
 
 /** `node(id)`: the id's prefix names its type; out-of-reach objects resolve to null like absent ones. */
@@ -10,18 +9,11 @@ export const nodeResolvers: Resolvers = {
     node: async (_p, { id }, ctx) => {
       switch (typeOfId(id)) {
         case 'Organization':
-          return findOrg(ctx, id);
-        case 'Portfolio': {
-          const p = await findPortfolioAnywhere(ctx.db, id, ctx.viewer.orgIds);
-          return p && ctx.viewer.canReadPortfolio(p.orgId, p.id) ? p : null;
-        }
-        case 'User': {
-          if (id === ctx.viewer.userId) return { id, email: ctx.viewer.email, name: ctx.viewer.name };
-          const lists = await ctx.loaders.orgUsers.loadMany(ctx.viewer.orgIds);
-          for (const l of lists)
-            if (Array.isArray(l)) for (const u of l) if (u.id === id) return { ...u, role: null };
-          return null;
-        }
+          return findOrganization(ctx, id);
+        case 'Portfolio':
+          return portfolioById(ctx, id);
+        case 'User':
+          return userById(ctx, id);
         case 'Project':
           return (await findRecord(ctx, 'project', id)) ?? null;
         case 'Parcel':

@@ -1,5 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { isRealDate } from '../modules/records/validate.js';
+import { isRealDate } from '../modules/properties/date.js';
 
 function literalToJson(node: ValueNode, variables?: Record<string, unknown> | null): unknown {
   switch (node.kind) {

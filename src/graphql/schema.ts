@@ -7,6 +7,7 @@ import { orgResolvers } from '../modules/org/resolvers.js';
 import { recordResolvers } from '../modules/records/resolvers.js';
 import { schemaResolvers } from '../modules/schema/resolvers.js';
 import { PACKAGE_ROOT } from '../paths.js';
+import { ENUM_VALUES } from './enums.js';
 import { nodeResolvers } from './node.js';
 import { DateScalar, DateTimeScalar, JSONScalar } from './scalars.js';
 
@@ -18,6 +19,8 @@ export function buildSchema(): GraphQLSchema {
     typeDefs,
     resolvers: [
       { JSON: JSONScalar, DateTime: DateTimeScalar, Date: DateScalar },
+      // Enums carry domain values inside (see enums.ts).
+      ENUM_VALUES,
       orgResolvers,
       schemaResolvers,
       recordResolvers,

@@ -1,9 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RecordKind } from '../db/types.js';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
-import { MAX_MULTI_SELECT, MAX_PROPERTIES_PER_WRITE, MAX_TEXT_LENGTH } from '../modules/records/validate.js';
+import { ID_PREFIX } from '../ids.js';
+import { strictObject } from '../modules/properties/property-type.js';
+import { PROPERTY_TYPE_NAMES, PROPERTY_TYPES, VALUE_SHAPES } from '../modules/properties/registry.js';
+import { RECORD_TYPENAME } from '../modules/records/types.js';
+import { MAX_PROPERTIES_PER_WRITE } from '../modules/records/validate.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination/connection.js';
 import { PACKAGE_ROOT } from '../paths.js';
+import { operationId } from '../rest/names.js';
 import { METHOD_EXPLANATIONS, REST_ROUTES, type RestRoute } from '../rest/routes.js';
 
 /**
@@ -16,11 +22,13 @@ import { METHOD_EXPLANATIONS, REST_ROUTES, type RestRoute } from '../rest/routes
 type Json = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-const KINDS = {
-  projects: { kind: 'project', type: 'Project', prefix: 'prj_' },
-  parcels: { kind: 'parcel', type: 'Parcel', prefix: 'par_' },
-  contacts: { kind: 'contact', type: 'Contact', prefix: 'con_' },
-} as const;
+/** A record kind by its REST plural: its schema name and its id prefix. */
+const kind = <K extends RecordKind>(k: K) => ({
+  kind: k,
+  type: RECORD_TYPENAME[k],
+  prefix: `${ID_PREFIX[RECORD_TYPENAME[k]]}_`,
+});
+const KINDS = { projects: kind('project'), parcels: kind('parcel'), contacts: kind('contact') };
 type Plural = keyof typeof KINDS;
 const isPlural = (s: string): s is Plural => s in KINDS;
 
@@ -28,7 +36,6 @@ const isPlural = (s: string): s is Plural => s in KINDS;
 const REQUIRED_ON_CREATE: Partial<Record<Plural, string>> = { projects: 'name', contacts: 'first_name' };
 
 const ROLES = ['owner', 'admin', 'member', 'viewer', 'guest'];
-const PROPERTY_TYPES = ['text', 'url', 'email', 'number', 'date', 'select', 'multi_select', 'people'];
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad input: a missing or invalid query parameter, body or property value. `details` lists every problem.',
@@ -53,63 +60,41 @@ function codesByStatus(): Map<number, ErrorCode[]> {
 }
 
 const text = (description: string) => ({ type: 'string', description });
-const labels = {
-  type: 'array',
-  items: { type: 'string' },
-  description: 'Display names of the chosen options or users, in the same order. Ignored on writes.',
-};
 
+/**
+ * Property value objects, read and written: each value shape of the property-type registry
+ * contributes `<Name>` and `<Name>Input`; the project location is the one value no type owns.
+ */
 function valueSchemas(): Json {
-  const strict = (props: Json, required: string[], description: string, extra: Json = {}) => ({
-    type: 'object',
-    description,
-    properties: props,
-    required,
-    additionalProperties: false,
-    ...extra,
-  });
-  const nonEmptyIds = (what: string) => ({
-    type: 'array',
-    items: { type: 'string', minLength: 1 },
-    description: what,
-  });
+  const reads = VALUE_SHAPES.map((s) => [s.openapi.name, s.openapi.read] as const);
+  const writes = VALUE_SHAPES.map((s) => [`${s.openapi.name}Input`, s.openapi.write] as const);
   return {
-    TextValue: strict({ text: { type: 'string' } }, ['text'], 'A text, url or email value.', {
-      examples: [{ text: 'Mesa Verde Solar' }],
-    }),
-    NumberValue: strict({ number: { type: 'number' } }, ['number'], 'A number value; decimals allowed.', {
-      examples: [{ number: 42.5 }],
-    }),
-    DateValue: strict(
-      {
-        date: strict(
-          { start: { type: 'string', format: 'date' } },
-          ['start'],
-          'A calendar date, YYYY-MM-DD.',
-        ),
-      },
-      ['date'],
-      'A date value. Intervals are not supported; `start` exists to allow them later.',
-      { examples: [{ date: { start: '2026-05-01' } }] },
-    ),
-    SelectValue: strict(
-      { select: { ...nonEmptyIds('Option ids from the schema.'), minItems: 1 }, labels },
-      ['select'],
-      'A select value (one option id) or multi_select value (option ids).',
-      { examples: [{ select: ['permitting'], labels: ['Permitting'] }] },
-    ),
-    PeopleValue: strict(
-      { people: { ...nonEmptyIds('One user id (`uid`).'), minItems: 1, maxItems: 1 }, labels },
-      ['people'],
-      'A people value: exactly one user id.',
-      { examples: [{ people: ['usr_…'], labels: ['Alice Ambrose'] }] },
-    ),
+    ...Object.fromEntries(reads),
     PropertyValue: {
       description:
         'A property value object: exactly one member named after the value kind, as the schema property type decides.',
-      oneOf: ['TextValue', 'NumberValue', 'DateValue', 'SelectValue', 'PeopleValue'].map(ref),
+      oneOf: reads.map(([name]) => ref(name)),
     },
-    GeoJsonPoint: strict(
+    ...locationSchemas(),
+    // Writes: the same value objects, where a null inner member clears the value.
+    ...Object.fromEntries(writes),
+    PropertyValueInput: {
+      description: 'A property value object to write. `labels` may be sent back as read; it is ignored.',
+      oneOf: writes.map(([name]) => ref(name)),
+    },
+    PropertiesInput: {
+      type: 'object',
+      description: `Schema property id → value object. Only the listed properties change. At most ${MAX_PROPERTIES_PER_WRITE} per write.`,
+      additionalProperties: ref('PropertyValueInput'),
+      maxProperties: MAX_PROPERTIES_PER_WRITE,
+      examples: [{ name: { text: 'Mesa Verde Solar' }, capacity_mw: { number: 120.5 } }],
+    },
+  };
+}
+
+function locationSchemas(): Json {
+  return {
+    GeoJsonPoint: strictObject(
       {
         type: { const: 'Point' },
         coordinates: {
@@ -126,74 +111,12 @@ function valueSchemas(): Json {
       ['type', 'coordinates'],
       'A GeoJSON point.',
     ),
-    LocationValue: strict(
+    LocationValue: strictObject(
       { location: ref('GeoJsonPoint') },
       ['location'],
       'The read-only project location: the area-weighted centroid of the linked parcels. Present only when the project has parcels.',
       { readOnly: true },
     ),
-    // Writes: the same value objects, where a null inner member clears the value.
-    TextValueInput: strict(
-      { text: { type: ['string', 'null'], maxLength: MAX_TEXT_LENGTH }, labels },
-      ['text'],
-      'Sets a text, url or email property; `{ "text": null }` clears it. url: absolute http(s) URL; email: an e-mail address.',
-    ),
-    NumberValueInput: strict(
-      { number: { type: ['number', 'null'] }, labels },
-      ['number'],
-      'Sets a number property; `{ "number": null }` clears it.',
-    ),
-    DateValueInput: strict(
-      {
-        date: {
-          oneOf: [
-            strict({ start: { type: 'string', format: 'date' } }, ['start'], 'A calendar date, YYYY-MM-DD.'),
-            { type: 'null' },
-          ],
-        },
-        labels,
-      },
-      ['date'],
-      'Sets a date property; `{ "date": null }` clears it.',
-    ),
-    SelectValueInput: strict(
-      {
-        select: { type: ['array', 'null'], items: { type: 'string' }, maxItems: MAX_MULTI_SELECT },
-        labels,
-      },
-      ['select'],
-      'Sets a select property (exactly one option id) or a multi_select property (option ids; an empty array clears it); `{ "select": null }` clears it.',
-    ),
-    PeopleValueInput: strict(
-      {
-        people: {
-          type: ['array', 'null'],
-          items: { type: 'string', minLength: 1 },
-          minItems: 1,
-          maxItems: 1,
-        },
-        labels,
-      },
-      ['people'],
-      'Sets a people property to exactly one user id of the organization; `{ "people": null }` clears it.',
-    ),
-    PropertyValueInput: {
-      description: 'A property value object to write. `labels` may be sent back as read; it is ignored.',
-      oneOf: [
-        'TextValueInput',
-        'NumberValueInput',
-        'DateValueInput',
-        'SelectValueInput',
-        'PeopleValueInput',
-      ].map(ref),
-    },
-    PropertiesInput: {
-      type: 'object',
-      description: `Schema property id → value object. Only the listed properties change. At most ${MAX_PROPERTIES_PER_WRITE} per write.`,
-      additionalProperties: ref('PropertyValueInput'),
-      maxProperties: MAX_PROPERTIES_PER_WRITE,
-      examples: [{ name: { text: 'Mesa Verde Solar' }, capacity_mw: { number: 120.5 } }],
-    },
   };
 }
 
@@ -316,7 +239,7 @@ function schemas(byStatus: Map<number, ErrorCode[]>): Json {
       properties: {
         id: text('The key to use when setting or reading the property.'),
         name: text('Display name.'),
-        property_type: { type: 'string', enum: PROPERTY_TYPES },
+        property_type: { type: 'string', enum: PROPERTY_TYPE_NAMES },
         select: {
           type: 'object',
           required: ['options'],
@@ -324,8 +247,12 @@ function schemas(byStatus: Map<number, ErrorCode[]>): Json {
           properties: { options: { type: 'array', items: ref('SelectOption') } },
         },
       },
-      // `select` is there exactly for select and multi_select properties.
-      if: { properties: { property_type: { enum: ['select', 'multi_select'] } } },
+      // `select` is there exactly for the types with options (select and multi_select).
+      if: {
+        properties: {
+          property_type: { enum: PROPERTY_TYPES.filter((t) => t.hasOptions).map((t) => t.name) },
+        },
+      },
       // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword
       then: { required: ['select'] },
       else: { not: { required: ['select'] } },
@@ -361,32 +288,11 @@ function schemas(byStatus: Map<number, ErrorCode[]>): Json {
 const segments = (path: string) => path.split('/').filter(Boolean);
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
-const singular = (s: string) => (s.endsWith('ies') ? `${s.slice(0, -3)}y` : s.replace(/s$/, ''));
 
 /** The record kind a page or record response holds: the last plural resource named in the path. */
-function kindOf(route: RestRoute): Plural {
+function recordsOf(route: RestRoute): Plural {
   const segs = segments(route.path).filter(isPlural);
   return route.returns === 'page' ? segs[segs.length - 1] : segs[0];
-}
-
-/** Readable, unique ids: listProjects, getProjectSchema, updateParcel, linkProjectContact, … */
-function operationId(route: RestRoute): string {
-  const segs = segments(route.path).filter((s) => s !== 'v1');
-  const params = segs.filter((s) => s.startsWith(':')).length;
-  const words = segs
-    .map((s, i) =>
-      s.startsWith(':') ? '' : segs[i + 1]?.startsWith(':') || segs[i + 1] === 'schema' ? singular(s) : s,
-    )
-    .filter(Boolean)
-    .map(cap);
-  const list = route.returns === 'page' || ['organizations', 'portfolios', 'users'].includes(route.returns);
-  let verb: string;
-  if (route.method === 'GET') verb = list ? 'list' : 'get';
-  else if (route.method === 'PUT') verb = 'update';
-  else if (route.method === 'POST') verb = params ? 'link' : 'create';
-  else verb = params > 1 ? 'unlink' : 'delete';
-  if (verb === 'link' || verb === 'create') words[words.length - 1] = singular(words[words.length - 1]);
-  return verb + words.join('');
 }
 
 function pathParams(route: RestRoute): Json[] {
@@ -419,7 +325,7 @@ function queryParams(route: RestRoute): Json[] {
 
 function requestBody(route: RestRoute): Json | undefined {
   if (!route.body) return undefined;
-  const plural = kindOf(route);
+  const plural = recordsOf(route);
   const required = route.method === 'POST' ? REQUIRED_ON_CREATE[plural] : undefined;
   const members: Json = {};
   // The same member list ParamChecker.body() enforces: every member required, no others.
@@ -474,10 +380,10 @@ function successResponse(route: RestRoute): Json {
     case 'schema':
       return json(ref('Schema'), 'The property schema.');
     case 'page':
-      return json(ref(`${KINDS[kindOf(route)].type}Page`), 'A page.');
+      return json(ref(`${KINDS[recordsOf(route)].type}Page`), 'A page.');
     case 'record':
       return json(
-        ref(KINDS[kindOf(route)].type),
+        ref(KINDS[recordsOf(route)].type),
         route.method === 'POST' ? 'The created record, with its generated id.' : 'The whole updated record.',
       );
     case 'empty':

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors.js';
 import { AssetFolder } from '../graphiql/assets.js';
-import { notBuiltPage, pageHeaders } from '../graphiql/routes.js';
+import { registerPage } from '../graphiql/routes.js';
 import { buildOpenApiDocument } from './document.js';
 
 /** Paths served without an API key: the contract and its reference page are public. */
@@ -33,15 +32,5 @@ export function registerOpenApi(app: FastifyInstance): void {
   app.get('/openapi.json', async (_req, reply) =>
     reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8').send(document),
   );
-  app.get('/docs', async (_req, reply) => {
-    if (!assets.built) return pageHeaders(reply).status(503).send(notBuiltPage('The /docs page'));
-    return pageHeaders(reply).send(PAGE);
-  });
-  app.get('/docs/', async (_req, reply) => reply.redirect('../docs', 301));
-  app.get<{ Params: { file: string } }>('/docs/:file', async (req, reply) => {
-    const sent = assets.send(req, reply, req.params.file);
-    if (sent) return sent;
-    // Thrown rather than callNotFound(): the not-found route is not public and would answer 401.
-    throw new AppError('NOT_FOUND', `No /docs asset named ${req.params.file}.`);
-  });
+  registerPage(app, { path: 'docs', html: PAGE, assets, title: 'The /docs page', assetsOf: '/docs' });
 }

@@ -1,27 +1,33 @@
 import { AppError, notFound } from '../errors.js';
+import type * as Q from '../generated/rest.js';
+import { fromEnum, toEnum } from '../graphql/enums.js';
+import { propertyType } from '../modules/properties/registry.js';
+import { RECORD_TYPENAME } from '../modules/records/types.js';
 import type { ParamChecker } from './params.js';
 
 /**
  * The REST v1 surface, as data. Each route names a GraphQL operation, how the request becomes its
  * variables, and how the result becomes the spec's JSON shape. The adapter runs the operation on the
- * same schema as /graphql; no route touches a resolver or the database.
+ * same schema as /graphql; no route touches a resolver or the database. Each `respond` reads its
+ * operation's result as codegen types it (src/generated/rest.ts, named by src/rest/names.ts).
  */
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Fastify path pattern, `:id` style. */
   path: string;
   summary: string;
-  query: { orgId: true; portfolioId?: true; paging?: true };
+  /** The query parameters it takes besides its path's. */
+  query: { orgId?: true; portfolioId?: true; paging?: true };
   body?: Record<string, 'object' | 'string'>;
   document: string;
-  variables: (p: {
+  variables(p: {
     check: ParamChecker;
     params: Record<string, string>;
     body: Record<string, unknown>;
     base: Vars;
-  }) => Vars;
-  /** The response body; undefined sends 200 with an empty body. */
-  respond: (data: any) => unknown;
+  }): Vars;
+  /** The response body; undefined sends 200 with an empty body. A method, so each route types its own data. */
+  respond(data: never): unknown;
   /** What the success response is, for the OpenAPI document. */
   returns: 'organizations' | 'portfolios' | 'users' | 'schema' | 'page' | 'record' | 'empty';
 }
@@ -31,6 +37,9 @@ type Vars = Record<string, unknown>;
 const RECORD = 'fragment R on PropertyRecord { id properties createdAt updatedAt }';
 const PAGE = `edges { node { ...R } } pageInfo { hasNextPage endCursor }`;
 
+type RecordIn = Q.RFragment;
+type PageIn = { edges: { node: RecordIn }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+
 export interface RecordOut {
   id: string;
   properties: Record<string, unknown>;
@@ -38,33 +47,24 @@ export interface RecordOut {
   updated_at: string;
 }
 
-const record = (r: {
-  id: string;
-  properties: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}): RecordOut => ({
+const record = (r: RecordIn): RecordOut => ({
   id: r.id,
-  properties: r.properties,
+  properties: r.properties as Record<string, unknown>,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
 
-const page = (c: {
-  edges: { node: any }[];
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
-}) => ({
+const page = (c: PageIn) => ({
   items: c.edges.map((e) => record(e.node)),
   nextKey: c.pageInfo.hasNextPage ? c.pageInfo.endCursor : null,
 });
 
-/** Follows a path of fields; a null on the way means "not found or out of reach". */
-function dig(data: any, path: string[], what: string): any {
-  let v = data;
-  for (const k of path) {
-    v = v?.[k];
-    if (v == null) throw notFound(what);
-  }
+/** The portfolio a result names; null or undefined when absent or out of reach. */
+const portfolioIn = <P>(d: { organization: { portfolio: P | null } | null }) => d.organization?.portfolio;
+
+/** A null on the way to what a route reads means "not found or out of reach". */
+function found<T>(v: T | null | undefined, what: string): T {
+  if (v == null) throw notFound(what);
   return v;
 }
 
@@ -74,21 +74,18 @@ const pagingVars = ({ check, base }: { check: ParamChecker; base: Vars }) => ({
   after: check.optional('startKey') ?? null,
 });
 
-const KINDS = [
-  { kind: 'project', plural: 'projects', type: 'Project' },
-  { kind: 'contact', plural: 'contacts', type: 'Contact' },
-  { kind: 'parcel', plural: 'parcels', type: 'Parcel' },
-] as const;
+const scoped = { orgId: true, portfolioId: true } as const;
+const listed = { ...scoped, paging: true } as const;
 
 const base: RestRoute[] = [
   {
     method: 'GET',
     path: '/organizations/v1',
     summary: 'Organizations the caller can access',
-    query: {} as { orgId: true },
+    query: {},
     document: 'query { organizations { id name } }',
     variables: () => ({}),
-    respond: (d) => d.organizations,
+    respond: (d: Q.ListOrganizationsQuery) => d.organizations,
     returns: 'organizations',
   },
   {
@@ -98,13 +95,10 @@ const base: RestRoute[] = [
     query: { orgId: true },
     document: 'query ($orgId: ID!) { organization(id: $orgId) { id portfolios { id name createdAt } } }',
     variables: ({ base }) => base,
-    respond: (d) =>
-      dig(d, ['organization'], 'Organization').portfolios.map((p: any) => ({
-        org_id: d.organization.id,
-        id: p.id,
-        name: p.name,
-        created_at: p.createdAt,
-      })),
+    respond: (d: Q.ListPortfoliosQuery) => {
+      const org = found(d.organization, 'Organization');
+      return org.portfolios.map((p) => ({ org_id: org.id, id: p.id, name: p.name, created_at: p.createdAt }));
+    },
     returns: 'portfolios',
   },
   {
@@ -114,155 +108,150 @@ const base: RestRoute[] = [
     query: { orgId: true },
     document: 'query ($orgId: ID!) { organization(id: $orgId) { users { id email name role } } }',
     variables: ({ base }) => base,
-    respond: (d) =>
-      dig(d, ['organization'], 'Organization').users.map((u: any) => ({
+    respond: (d: Q.ListUsersQuery) =>
+      found(d.organization, 'Organization').users.map((u) => ({
         uid: u.id,
         email: u.email,
         name: u.name,
-        role: u.role?.toLowerCase() ?? null,
+        role: u.role ? fromEnum('Role', u.role) : null,
       })),
     returns: 'users',
   },
 ];
 
-const schemaRoutes: RestRoute[] = KINDS.map(({ plural, kind }) => ({
+type Kind = 'project' | 'contact' | 'parcel';
+type Plural = `${Kind}s`;
+const TYPE = RECORD_TYPENAME;
+
+type SchemaIn = { properties: { id: string; name: string; type: Q.PropertyType; options: unknown[] }[] };
+const schemaRoute = <D>(kind: Kind, read: (d: D) => SchemaIn | undefined): RestRoute => ({
   method: 'GET',
-  path: `/${plural}/v1/schema`,
+  path: `/${kind}s/v1/schema`,
   summary: `The ${kind} property schema of an organization`,
   query: { orgId: true },
-  document: `query ($orgId: ID!) { organization(id: $orgId) { propertySchema(kind: ${kind.toUpperCase()}) { properties { id name type options { id name color } } } } }`,
+  document: `query ($orgId: ID!) { organization(id: $orgId) { propertySchema(kind: ${toEnum('RecordKind', kind)}) { properties { id name type options { id name color } } } } }`,
   variables: ({ base }) => base,
-  respond: (d) => ({
-    properties: dig(d, ['organization', 'propertySchema'], 'Organization').properties.map((p: any) => {
-      const type = p.type.toLowerCase();
+  respond: (d: D) => ({
+    properties: found(read(d), 'Organization').properties.map((p) => {
+      const type = fromEnum('PropertyType', p.type);
       return {
         id: p.id,
         name: p.name,
         property_type: type,
-        ...(type === 'select' || type === 'multi_select' ? { select: { options: p.options } } : {}),
+        ...(propertyType(type)?.hasOptions ? { select: { options: p.options } } : {}),
       };
     }),
   }),
   returns: 'schema',
-}));
+});
 
-const scoped = { orgId: true, portfolioId: true } as const;
-const listed = { ...scoped, paging: true } as const;
-
-const recordRoutes: RestRoute[] = [];
-for (const { kind, plural, type } of KINDS) {
-  const cap = type;
-  if (kind !== 'parcel') {
-    recordRoutes.push(
-      {
-        method: 'GET',
-        path: `/${plural}/v1`,
-        summary: `A page of the portfolio's ${plural}`,
-        query: listed,
-        document: `query ($orgId: ID!, $portfolioId: ID!, $first: Int, $after: String) { organization(id: $orgId) { portfolio(id: $portfolioId) { ${plural}(first: $first, after: $after) { ${PAGE} } } } } ${RECORD}`,
-        variables: pagingVars,
-        respond: (d) => page(dig(d, ['organization', 'portfolio', plural], 'Portfolio')),
-        returns: 'page',
-      },
-      {
-        method: 'POST',
-        path: `/${plural}/v1`,
-        summary: `Create a ${kind}`,
-        query: scoped,
-        body: { properties: 'object' },
-        document: `mutation ($input: CreateRecordInput!) { create${cap}(input: $input) { ${kind} { ...R } } } ${RECORD}`,
-        variables: ({ base, body }) => ({ input: { ...base, properties: body.properties } }),
-        respond: (d) => record(d[`create${cap}`][kind]),
-        returns: 'record',
-      },
-      {
-        method: 'DELETE',
-        path: `/${plural}/v1/:id`,
-        summary: `Delete a ${kind} and its links`,
-        query: scoped,
-        document: `mutation ($input: DeleteRecordInput!) { delete${cap}(input: $input) { deletedId } }`,
-        variables: ({ base, params }) => ({ input: { ...base, id: params.id } }),
-        respond: () => undefined,
-        returns: 'empty',
-      },
-    );
-  }
-  recordRoutes.push({
-    method: 'PUT',
-    path: `/${plural}/v1/:id`,
-    summary: `Change the listed properties of a ${kind}`,
-    query: scoped,
-    body: { properties: 'object' },
-    document: `mutation ($input: UpdateRecordInput!) { update${cap}(input: $input) { ${kind} { ...R } } } ${RECORD}`,
-    variables: ({ base, params, body }) => ({
-      input: { ...base, id: params.id, properties: body.properties },
-    }),
-    respond: (d) => record(d[`update${cap}`][kind]),
-    returns: 'record',
-  });
-}
-
-/** Link lists: `GET /{parent}/v1/{id}/{children}`, scoped to the portfolio named in the query. */
-const LINK_LISTS = [
-  ['projects', 'project', 'contacts'],
-  ['projects', 'project', 'parcels'],
-  ['parcels', 'parcel', 'contacts'],
-  ['parcels', 'parcel', 'projects'],
-  ['contacts', 'contact', 'projects'],
-  ['contacts', 'contact', 'parcels'],
-] as const;
-
-const linkRoutes: RestRoute[] = LINK_LISTS.map(([plural, kind, children]) => ({
+/** A page of a portfolio's records; `read` finds the connection in the result. */
+const listRoute = <D>(plural: Plural, read: (d: D) => PageIn | null | undefined): RestRoute => ({
   method: 'GET',
-  path: `/${plural}/v1/:id/${children}`,
+  path: `/${plural}/v1`,
+  summary: `A page of the portfolio's ${plural}`,
+  query: listed,
+  document: `query ($orgId: ID!, $portfolioId: ID!, $first: Int, $after: String) { organization(id: $orgId) { portfolio(id: $portfolioId) { ${plural}(first: $first, after: $after) { ${PAGE} } } } } ${RECORD}`,
+  variables: pagingVars,
+  respond: (d: D) => page(found(read(d), 'Portfolio')),
+  returns: 'page',
+});
+
+const createRoute = <D>(kind: Kind, read: (d: D) => RecordIn): RestRoute => ({
+  method: 'POST',
+  path: `/${kind}s/v1`,
+  summary: `Create a ${kind}`,
+  query: scoped,
+  body: { properties: 'object' },
+  document: `mutation ($input: CreateRecordInput!) { create${TYPE[kind]}(input: $input) { ${kind} { ...R } } } ${RECORD}`,
+  variables: ({ base, body }) => ({ input: { ...base, properties: body.properties } }),
+  respond: (d: D) => record(read(d)),
+  returns: 'record',
+});
+
+const deleteRoute = (kind: Kind): RestRoute => ({
+  method: 'DELETE',
+  path: `/${kind}s/v1/:id`,
+  summary: `Delete a ${kind} and its links`,
+  query: scoped,
+  document: `mutation ($input: DeleteRecordInput!) { delete${TYPE[kind]}(input: $input) { deletedId } }`,
+  variables: ({ base, params }) => ({ input: { ...base, id: params.id } }),
+  respond: () => undefined,
+  returns: 'empty',
+});
+
+const updateRoute = <D>(kind: Kind, read: (d: D) => RecordIn): RestRoute => ({
+  method: 'PUT',
+  path: `/${kind}s/v1/:id`,
+  summary: `Change the listed properties of a ${kind}`,
+  query: scoped,
+  body: { properties: 'object' },
+  document: `mutation ($input: UpdateRecordInput!) { update${TYPE[kind]}(input: $input) { ${kind} { ...R } } } ${RECORD}`,
+  variables: ({ base, params, body }) => ({ input: { ...base, id: params.id, properties: body.properties } }),
+  respond: (d: D) => record(read(d)),
+  returns: 'record',
+});
+
+/** `GET /{parent}/v1/{id}/{children}`: a link list, scoped to the portfolio named in the query. */
+const linkListRoute = <D>(
+  kind: Kind,
+  children: Plural,
+  read: (d: D) => PageIn | null | undefined,
+): RestRoute => ({
+  method: 'GET',
+  path: `/${kind}s/v1/:id/${children}`,
   summary: `A page of the ${children} linked to a ${kind}`,
   query: listed,
   document: `query ($orgId: ID!, $portfolioId: ID!, $id: ID!, $first: Int, $after: String) { organization(id: $orgId) { portfolio(id: $portfolioId) { ${kind}(id: $id) { ${children}(first: $first, after: $after) { ${PAGE} } } } } } ${RECORD}`,
   variables: (p) => ({ ...pagingVars(p), id: p.params.id }),
-  respond: (d) =>
-    page(dig(d, ['organization', 'portfolio', kind, children], kind[0].toUpperCase() + kind.slice(1))),
+  respond: (d: D) => page(found(read(d), TYPE[kind])),
   returns: 'page',
-}));
+});
 
-const CONTACT_LINKS = [
-  ['projects', 'Project', 'projectId'],
-  ['parcels', 'Parcel', 'parcelId'],
-] as const;
-
-const linkWrites: RestRoute[] = CONTACT_LINKS.flatMap(([plural, type, idField]) => [
-  {
-    method: 'POST' as const,
-    path: `/${plural}/v1/:id/contacts`,
-    summary: `Link a contact of the same portfolio to a ${type.toLowerCase()} (idempotent)`,
+/** Linking (POST) or unlinking (DELETE) a contact under a project or parcel. */
+const contactLinkRoute = (kind: 'project' | 'parcel', link: boolean): RestRoute => {
+  const type = TYPE[kind];
+  return {
+    method: link ? 'POST' : 'DELETE',
+    path: link ? `/${kind}s/v1/:id/contacts` : `/${kind}s/v1/:id/contacts/:contactId`,
+    summary: link
+      ? `Link a contact of the same portfolio to a ${kind} (idempotent)`
+      : `Unlink a contact from a ${kind}; both records stay`,
     query: scoped,
-    body: { contactId: 'string' as const },
-    document: `mutation ($input: ${type}ContactInput!) { link${type}Contact(input: $input) { linked } }`,
+    ...(link ? { body: { contactId: 'string' as const } } : {}),
+    document: `mutation ($input: ${type}ContactInput!) { ${link ? 'link' : 'unlink'}${type}Contact(input: $input) { linked } }`,
     variables: ({ base, params, body }) => ({
-      input: { ...base, [idField]: params.id, contactId: body.contactId },
+      input: { ...base, [`${kind}Id`]: params.id, contactId: link ? body.contactId : params.contactId },
     }),
     respond: () => undefined,
-    returns: 'empty' as const,
-  },
-  {
-    method: 'DELETE' as const,
-    path: `/${plural}/v1/:id/contacts/:contactId`,
-    summary: `Unlink a contact from a ${type.toLowerCase()}; both records stay`,
-    query: scoped,
-    document: `mutation ($input: ${type}ContactInput!) { unlink${type}Contact(input: $input) { linked } }`,
-    variables: ({ base, params }) => ({
-      input: { ...base, [idField]: params.id, contactId: params.contactId },
-    }),
-    respond: () => undefined,
-    returns: 'empty' as const,
-  },
-]);
+    returns: 'empty',
+  };
+};
 
 export const REST_ROUTES: RestRoute[] = [
   ...base,
-  ...schemaRoutes,
-  ...recordRoutes,
-  ...linkRoutes,
-  ...linkWrites,
+  schemaRoute('project', (d: Q.GetProjectSchemaQuery) => d.organization?.propertySchema),
+  schemaRoute('contact', (d: Q.GetContactSchemaQuery) => d.organization?.propertySchema),
+  schemaRoute('parcel', (d: Q.GetParcelSchemaQuery) => d.organization?.propertySchema),
+  listRoute('projects', (d: Q.ListProjectsQuery) => portfolioIn(d)?.projects),
+  createRoute('project', (d: Q.CreateProjectMutation) => d.createProject.project),
+  deleteRoute('project'),
+  updateRoute('project', (d: Q.UpdateProjectMutation) => d.updateProject.project),
+  listRoute('contacts', (d: Q.ListContactsQuery) => portfolioIn(d)?.contacts),
+  createRoute('contact', (d: Q.CreateContactMutation) => d.createContact.contact),
+  deleteRoute('contact'),
+  updateRoute('contact', (d: Q.UpdateContactMutation) => d.updateContact.contact),
+  updateRoute('parcel', (d: Q.UpdateParcelMutation) => d.updateParcel.parcel),
+  linkListRoute('project', 'contacts', (d: Q.ListProjectContactsQuery) => portfolioIn(d)?.project?.contacts),
+  linkListRoute('project', 'parcels', (d: Q.ListProjectParcelsQuery) => portfolioIn(d)?.project?.parcels),
+  linkListRoute('parcel', 'contacts', (d: Q.ListParcelContactsQuery) => portfolioIn(d)?.parcel?.contacts),
+  linkListRoute('parcel', 'projects', (d: Q.ListParcelProjectsQuery) => portfolioIn(d)?.parcel?.projects),
+  linkListRoute('contact', 'projects', (d: Q.ListContactProjectsQuery) => portfolioIn(d)?.contact?.projects),
+  linkListRoute('contact', 'parcels', (d: Q.ListContactParcelsQuery) => portfolioIn(d)?.contact?.parcels),
+  contactLinkRoute('project', true),
+  contactLinkRoute('project', false),
+  contactLinkRoute('parcel', true),
+  contactLinkRoute('parcel', false),
 ];
 
 /** Paths that exist but refuse some methods (405 with Allow); parcels are never created or deleted here. */

@@ -1,10 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { DB, RecordKind } from '../db/types.js';
-import { installDefaultProperties, type NewProperty, upsertProperty } from '../modules/schema/repository.js';
+import type { NewProperty } from '../modules/schema/repository.js';
+import { defineProperty, installDefaultProperties } from '../modules/schema/service.js';
 
 const opt = (id: string, name: string, color: string) => ({ id, name, color });
 
-/** Demo properties on top of the spec's defaults: at least one of every type per record kind. */
+/**
+ * Demo properties on top of the spec's defaults: a text, url, email, number, date, select,
+ * multi_select and people property on every record kind.
+ */
 export const DEMO_PROPERTIES: Record<RecordKind, NewProperty[]> = {
   project: [
     { id: 'website', name: 'Website', type: 'url' },
@@ -89,6 +93,6 @@ export const DEMO_PROPERTIES: Record<RecordKind, NewProperty[]> = {
 export async function installDemoSchema(db: Kysely<DB>, orgId: string): Promise<void> {
   await installDefaultProperties(db, orgId);
   for (const [kind, props] of Object.entries(DEMO_PROPERTIES) as [RecordKind, NewProperty[]][]) {
-    for (const p of props) await upsertProperty(db, orgId, kind, p);
+    for (const p of props) await defineProperty(db, orgId, kind, p);
   }
 }

@@ -10,8 +10,8 @@ import { buildApp } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import { API_KEY_STORAGE } from '../../src/graphiql/example.js';
 import { PACKAGE_ROOT } from '../../src/paths.js';
-import { type DemoOutput, seedDemo } from '../../src/seed/demo.js';
-import { openTestDatabase } from '../helpers/database.js';
+import type { DemoOutput } from '../../src/seed/demo.js';
+import { openSeededDatabase } from '../helpers/database.js';
 
 /**
  * GraphiQL as a person uses it: Debian's chromium opens /graphql, lands on GraphiQL, the demo key is
@@ -107,8 +107,7 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL in headless Chromium', () => {
 
   beforeAll(async () => {
     await buildGraphiQL();
-    database = await openTestDatabase();
-    demo = await seedDemo(database.db);
+    ({ database, demo } = await openSeededDatabase());
     app = await buildApp({ database });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;

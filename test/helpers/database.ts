@@ -1,24 +1,67 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { type DemoOutput, seedDemo } from '../../src/seed/demo.js';
 
 /**
- * A fresh, migrated database for one test file: in-memory PGlite by default, or a new database on
- * the Postgres server named by DATABASE_URL (dropped again on close). Both run the real migrations.
+ * Where test/setup/snapshots.ts left the migrated and the seeded database of this run: PGlite data
+ * folder dumps, or template databases on the Postgres server. Absent when a test file runs without
+ * that global setup; the helpers then migrate and seed as before.
  */
-export async function openTestDatabase(): Promise<Database> {
+export interface DatabaseSnapshots {
+  backend: 'pglite' | 'postgres';
+  /** A dump file (PGlite) or a template database name (Postgres), per snapshot. */
+  migrated: string;
+  seeded: string;
+  /** What seedDemo returned for the seeded snapshot (its keys and ids). */
+  demo: DemoOutput;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseSnapshots: DatabaseSnapshots | undefined;
+  }
+}
+
+const snapshots = (): DatabaseSnapshots | undefined => {
+  const s = inject('databaseSnapshots');
+  return s && s.backend === backend ? s : undefined;
+};
+
+/**
+ * A fresh, migrated database for one test file: in-memory PGlite by default, or a new database on
+ * the Postgres server named by DATABASE_URL (dropped again on close). Both run the real migrations,
+ * once per test run, and each file starts from a copy.
+ */
+export function openTestDatabase(): Promise<Database> {
+  return openCopy('migrated');
+}
+
+/** Like openTestDatabase, with the demo seeded (a copy of one seed made per test run). */
+export async function openSeededDatabase(): Promise<{ database: Database; demo: DemoOutput }> {
+  const s = snapshots();
+  const database = await openCopy('seeded');
+  return { database, demo: s ? s.demo : await seedDemo(database.db) };
+}
+
+async function openCopy(which: 'migrated' | 'seeded'): Promise<Database> {
+  const from = snapshots()?.[which];
   const url = process.env.DATABASE_URL;
   if (!url) {
-    const database = await createDatabase({ dataDir: 'memory://', tenantGuard: true });
-    await migrateToLatest(database.db);
+    const database = await createDatabase({
+      dataDir: 'memory://',
+      tenantGuard: true,
+      ...(from ? { loadDataDir: new Blob([readFileSync(from)]) } : {}),
+    });
+    if (!from) await migrateToLatest(database.db);
     return database;
   }
-  const scratch = await createScratchDatabase(url);
+  const scratch = await createScratchDatabase(url, from);
   const database = await createDatabase({ url: scratch.url, poolSize: 10, tenantGuard: true });
-  await migrateToLatest(database.db);
+  if (!from) await migrateToLatest(database.db);
   return {
     ...database,
     close: async () => {
@@ -28,19 +71,24 @@ export async function openTestDatabase(): Promise<Database> {
   };
 }
 
-/** An empty database on the server of `adminUrl`, for one test file or one spawned server. */
+/** An empty database on the server of `adminUrl` (or a copy of `template`), for one test file or one spawned server. */
 export async function createScratchDatabase(
   adminUrl: string,
-): Promise<{ url: string; drop: () => Promise<void> }> {
+  template?: string,
+): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
   const name = `sdg_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
+  } finally {
+    await admin.end();
+  }
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   return {
     url: u.toString(),
+    name,
     drop: async () => {
       const a = new pg.Client({ connectionString: adminUrl });
       await a.connect();
@@ -59,8 +107,7 @@ export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 export function seededDatabase(): { database: Database; demo: DemoOutput } {
   const seeded = {} as { database: Database; demo: DemoOutput };
   beforeAll(async () => {
-    seeded.database = await openTestDatabase();
-    seeded.demo = await seedDemo(seeded.database.db);
+    Object.assign(seeded, await openSeededDatabase());
   });
   afterAll(async () => {
     await seeded.database?.close();

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { test as base } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
-import { type DemoOutput, seedDemo } from '../../src/seed/demo.js';
-import { openTestDatabase } from './database.js';
+import type { DemoOutput } from '../../src/seed/demo.js';
+import { openSeededDatabase } from './database.js';
 import { type Client, client } from './http.js';
 
 export interface TestEnv {
@@ -22,8 +22,7 @@ export const test = base.extend<{ $file: { env: TestEnv } }>({
   env: [
     // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies by destructuring
     async ({}, use) => {
-      const database = await openTestDatabase();
-      const demo = await seedDemo(database.db);
+      const { database, demo } = await openSeededDatabase();
       const app = await buildApp({ database, exposeStatementCount: true });
       const as = Object.fromEntries(
         Object.entries(demo.users).map(([h, u]) => [h, client(app, u.apiKey)]),

@@ -3,9 +3,11 @@ import { sql } from 'kysely';
 import type { RecordKind } from '../../src/db/types.js';
 import { AppError } from '../../src/errors.js';
 import { createPortfolio } from '../../src/modules/org/repository.js';
+import { MAX_TEXT_LENGTH } from '../../src/modules/properties/text.js';
 import { bulkInsertRecords } from '../../src/modules/records/repository.js';
-import { MAX_TEXT_LENGTH, validateProperties } from '../../src/modules/records/validate.js';
-import { DEFAULT_PROPERTIES, type NewProperty } from '../../src/modules/schema/repository.js';
+import { validateProperties } from '../../src/modules/records/validate.js';
+import type { NewProperty } from '../../src/modules/schema/repository.js';
+import { DEFAULT_PROPERTIES } from '../../src/modules/schema/service.js';
 import {
   makeSchema,
   type PropertyDefModel,
@@ -14,6 +16,7 @@ import {
 import { DEMO_PROPERTIES } from '../../src/seed/schema.js';
 import { describe, expect, type TestEnv, test } from '../helpers/fixtures.js';
 import type { Res } from '../helpers/http.js';
+import { PLURAL } from '../records-helpers.js';
 import { restErrorProblems } from './support.js';
 
 /**
@@ -544,8 +547,6 @@ describe('fuzz: validateProperties', () => {
 });
 
 // ---------- (b) the REST write endpoints against a model ----------
-
-const PLURAL = { project: 'projects', parcel: 'parcels', contact: 'contacts' } as const;
 
 interface ModelRecord {
   kind: RecordKind;

@@ -1,4 +1,4 @@
-import { MAX_TEXT_LENGTH } from '../../src/modules/records/validate.js';
+import { MAX_TEXT_LENGTH } from '../../src/modules/properties/text.js';
 import { REST_ROUTES } from '../../src/rest/routes.js';
 import { describe, expect, test } from '../helpers/fixtures.js';
 import {

@@ -2,6 +2,7 @@ import { bulkInsertRecords } from '../../src/modules/records/repository.js';
 import { REST_ROUTES, type RestRoute } from '../../src/rest/routes.js';
 import { expect, type TestEnv } from '../helpers/fixtures.js';
 import type { Res } from '../helpers/http.js';
+import { PLURAL } from '../records-helpers.js';
 import {
   type AuditRow,
   auditCursor,
@@ -18,7 +19,6 @@ import {
  */
 
 export type Kind = 'project' | 'parcel' | 'contact';
-export const PLURAL = { project: 'projects', parcel: 'parcels', contact: 'contacts' } as const;
 export const NAME_PROP = { project: 'name', parcel: 'name', contact: 'first_name' } as const;
 
 export interface Req {

@@ -156,6 +156,3 @@ export function graphqlErrorProblems(r: Res): string[] {
   if (LEAK.test(r.raw)) out.push(`leaks internals: ${r.raw.slice(0, 300)}`);
   return out;
 }
-
-export const errorCode = (r: Res): string | undefined =>
-  r.body?.error?.code ?? r.body?.errors?.[0]?.extensions?.code;

@@ -5,6 +5,7 @@ import { bulkInsertRecords } from '../../src/modules/records/repository.js';
 import { REST_ROUTES } from '../../src/rest/routes.js';
 import { describe, expect, type TestEnv, test } from '../helpers/fixtures.js';
 import type { Client, Res } from '../helpers/http.js';
+import { PLURAL } from '../records-helpers.js';
 import {
   type AuditRow,
   auditCursor,
@@ -47,7 +48,6 @@ const READS: Record<U, Pf[]> = {
 const ORGS_OF_USER: Record<U, Org[]> = { alice: ['A'], bob: ['A'], vera: ['A'], gina: ['A'], nora: ['B'] };
 /** Users listed by GET /users/v1 for each org: members and guests. */
 const ORG_USERS: Record<Org, U[]> = { A: ['alice', 'bob', 'vera', 'gina'], B: ['nora'] };
-const PLURAL = { project: 'projects', parcel: 'parcels', contact: 'contacts' } as const;
 const TYPE = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;
 const NAME_PROP = { project: 'name', parcel: 'name', contact: 'first_name' } as const;
 

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/types.js';
-import { notFound } from '../../errors.js';
+import { isForeignKeyViolation } from '../../errors.js';
 import { areaWeightedCentroid } from './geo.js';
 
 export type ContactLinkTable = 'project_contacts' | 'parcel_contacts';
@@ -16,16 +16,17 @@ export interface LinkKey {
 /**
  * Links a contact; an existing link is left as it is (idempotent, never a second row). The foreign
  * keys include the portfolio, so a link across portfolios, or to a record deleted meanwhile, fails
- * in the database and answers 404.
+ * in the database: false then, true when the pair is linked.
  */
-export async function link(db: Kysely<DB>, table: ContactLinkTable, k: LinkKey): Promise<void> {
+export async function link(db: Kysely<DB>, table: ContactLinkTable, k: LinkKey): Promise<boolean> {
   try {
     await sql`
       insert into ${sql.table(table)} (org_id, portfolio_id, ${sql.ref(PARENT_COL[table])}, contact_id)
       values (${k.orgId}, ${k.portfolioId}, ${k.parentId}, ${k.contactId})
       on conflict do nothing`.execute(db);
+    return true;
   } catch (err) {
-    if ((err as { code?: string }).code === '23503') throw notFound('Record');
+    if (isForeignKeyViolation(err)) return false;
     throw err;
   }
 }

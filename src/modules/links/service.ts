@@ -1,4 +1,5 @@
 import type { Context } from '../../context.js';
+import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
 import { assertCanWrite, findRecord, requireRecord, type Scope } from '../records/service.js';
 import type { RecordModel } from '../records/types.js';
@@ -37,7 +38,10 @@ export async function setContactLink(
     parentId: parent.id,
     contactId: contact.id,
   };
-  if (linked) await repo.link(ctx.db, table, key);
-  else await repo.unlink(ctx.db, table, key);
+  await inTransaction(ctx.db, async (tx) => {
+    // A side deleted since it was read: the link's foreign keys refuse it.
+    if (linked && !(await repo.link(tx, table, key))) throw notFound('Record');
+    if (!linked) await repo.unlink(tx, table, key);
+  });
   return { parent, contact, linked };
 }

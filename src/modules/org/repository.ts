@@ -137,6 +137,7 @@ export async function findPortfolio(
   );
   return rows[0] && toPortfolio(rows[0]);
 }
+
 export async function addMember(db: Kysely<DB>, orgId: string, userId: string, role: OrgRole): Promise<void> {
   await db
     .insertInto('org_members')
@@ -159,7 +160,7 @@ export async function grantGuest(
 }
 
 /** A portfolio by id alone, among the given organizations (for `node(id)`). */
-export async function findPortfolioAnywhere(db: Kysely<DB>, id: string, orgIds: readonly string[]) {
+export async function portfolioInOrgs(db: Kysely<DB>, id: string, orgIds: readonly string[]) {
   if (!orgIds.length) return null;
   const row = await db
     .selectFrom('portfolios')

@@ -3,22 +3,19 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
+import type { FilterContext, PropertyType } from '../properties/property-type.js';
+import { FILTER_GROUPS, propertyType } from '../properties/registry.js';
+import { likeEscape, MAX_TEXT_LENGTH } from '../properties/text.js';
 import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
 import { compileOrder, type OrderInput, type SortKey } from './order.js';
-import { MAX_TEXT_LENGTH } from './validate.js';
 
 /**
  * GraphQL list filters (`filter`, `search`, and with order.ts `orderBy`) checked against the
  * organization's property schema and compiled to SQL fragments over the child record alias `c`.
  * Every value travels as a bind parameter; property ids too (they are checked to exist first).
- *
- * Stored values are `{text}`, `{number}`, `{date:{start}}`, `{select:[ids]}`, `{people:[uid]}`, so:
- * - equality, select, multi_select and people tests compile to jsonb containment (`properties @> …`),
- *   which the GIN index `<table>_properties_gin` (jsonb_path_ops) serves;
- * - number ranges compare jsonb numbers (`properties->id->'number' > '42'::jsonb`): no cast, so a
- *   stray value can never make a query fail;
- * - date ranges compare the `YYYY-MM-DD` start as text in the C collation;
- * - text contains/startsWith are ILIKE with the pattern characters escaped.
+ * Each property type compiles its own operators (src/modules/properties/); equality-like tests
+ * compile to jsonb containment (`properties @> …`), which the GIN index `<table>_properties_gin`
+ * (jsonb_path_ops) serves.
  */
 
 export interface FilterInput {
@@ -34,14 +31,10 @@ interface RangeInput {
   to?: Date | null;
 }
 type Ops = Record<string, unknown>;
+/** A condition on one property: its id and one operator group (`text`, `number`, …; see the registry). */
 export interface PropertyFilterInput {
   id: string;
-  text?: Ops | null;
-  number?: Ops | null;
-  date?: Ops | null;
-  select?: Ops | null;
-  multiSelect?: Ops | null;
-  people?: Ops | null;
+  [group: string]: unknown;
 }
 
 export interface QueryArgs {
@@ -62,42 +55,13 @@ export const PLAIN_QUERY: RecordQuery = { sig: '', keys: [] };
 /** Deepest nesting of and/or/not, and most conditions, in one filter. */
 export const MAX_FILTER_DEPTH = 8;
 export const MAX_FILTER_CONDITIONS = 100;
-/** Most ids in one in/notIn/containsAny/containsAll list. */
-export const MAX_FILTER_LIST = 200;
 /** Longest search string, in characters (text operands may be as long as stored text). */
 export const MAX_SEARCH_LENGTH = 200;
-
-/** The operator group that fits each property type, and its operators. */
-export const GROUP_FOR_TYPE = {
-  text: 'text',
-  url: 'text',
-  email: 'text',
-  number: 'number',
-  date: 'date',
-  select: 'select',
-  multi_select: 'multiSelect',
-  people: 'people',
-} as const;
-type Group = (typeof GROUP_FOR_TYPE)[keyof typeof GROUP_FOR_TYPE];
-export const OPERATORS: Record<Group, string[]> = {
-  text: ['eq', 'neq', 'contains', 'startsWith', 'isEmpty'],
-  number: ['eq', 'lt', 'lte', 'gt', 'gte', 'between', 'isEmpty'],
-  date: ['eq', 'before', 'after', 'between', 'isEmpty'],
-  select: ['in', 'notIn', 'isEmpty'],
-  multiSelect: ['containsAny', 'containsAll', 'isEmpty'],
-  people: ['in', 'me', 'isEmpty'],
-};
-const GROUPS = Object.keys(OPERATORS) as Group[];
-
-/** `%`, `_` and the escape character itself, escaped for LIKE/ILIKE (default escape `\`). */
-export const likeEscape = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
 
 const and = (parts: RawBuilder<unknown>[]): RawBuilder<unknown> =>
   parts.length === 0 ? sql`true` : parts.length === 1 ? parts[0] : sql`(${sql.join(parts, sql` and `)})`;
 const or = (parts: RawBuilder<unknown>[]): RawBuilder<unknown> =>
   parts.length === 0 ? sql`false` : parts.length === 1 ? parts[0] : sql`(${sql.join(parts, sql` or `)})`;
-const contains = (doc: unknown) => sql`c.properties @> ${JSON.stringify(doc)}::jsonb`;
-const prop = (id: string) => sql`c.properties -> ${id}::text`;
 
 /**
  * The search text of a record: its text, url and email values as one string (a JSON array), the
@@ -116,7 +80,8 @@ interface Compiler {
 
 function compileProperty(cx: Compiler, f: PropertyFilterInput, path: string): RawBuilder<unknown> {
   const def = cx.schema.byId.get(f.id);
-  if (!def) {
+  const type = def && propertyType(def.type);
+  if (!def || !type) {
     cx.details.push({
       field: f.id,
       path,
@@ -124,9 +89,9 @@ function compileProperty(cx: Compiler, f: PropertyFilterInput, path: string): Ra
     });
     return sql`false`;
   }
-  const given = GROUPS.filter((g) => f[g] != null);
-  const fits = GROUP_FOR_TYPE[def.type];
-  const allowed = { operatorGroup: fits, allowedOperators: OPERATORS[fits] };
+  const given = FILTER_GROUPS.filter((g) => f[g] != null);
+  const fits = type.filter.group;
+  const allowed = { operatorGroup: fits, allowedOperators: type.filter.operators };
   if (given.length !== 1 || given[0] !== fits) {
     cx.details.push({
       field: def.id,
@@ -146,95 +111,38 @@ function compileProperty(cx: Compiler, f: PropertyFilterInput, path: string): Ra
     cx.details.push({ field: def.id, path, reason: `give at least one operator in "${fits}"`, ...allowed });
     return sql`false`;
   }
-  return and(ops.map(([op, v]) => compileOperator(cx, def, op, v, `${path}.${fits}.${op}`)));
-}
-
-function checkOptions(cx: Compiler, def: PropertyDefModel, ids: unknown, path: string): string[] {
-  const list = ids as string[];
-  if (list.length > MAX_FILTER_LIST) {
-    cx.details.push({ field: def.id, path, reason: `at most ${MAX_FILTER_LIST} ids` });
-    return [];
-  }
-  for (const id of list)
-    if (!def.options.some((o) => o.id === id))
-      cx.details.push({
-        field: def.id,
-        path,
-        reason: `"${id}" is not an option of ${def.id}; the property schema lists them`,
-      });
-  return list;
+  return and(ops.map(([op, v]) => compileOperator(cx, def, type, op, v, `${path}.${fits}.${op}`)));
 }
 
 function compileOperator(
   cx: Compiler,
   def: PropertyDefModel,
+  type: PropertyType,
   op: string,
   v: unknown,
   path: string,
 ): RawBuilder<unknown> {
   const id = def.id;
+  const p = sql`c.properties -> ${id}::text`;
   if (op === 'isEmpty') {
-    const empty =
-      def.type === 'text' || def.type === 'url' || def.type === 'email'
-        ? sql`coalesce(${prop(id)} ->> 'text', '') = ''`
-        : def.type === 'multi_select'
-          ? sql`coalesce(jsonb_array_length(${prop(id)} -> 'select'), 0) = 0`
-          : sql`${prop(id)} is null`;
+    const empty = type.filter.empty(p);
     return v ? empty : sql`not ${empty}`;
   }
-  if (typeof v === 'string' && v.length > MAX_TEXT_LENGTH && [...v].length > MAX_TEXT_LENGTH) {
-    cx.details.push({ field: id, path, reason: `at most ${MAX_TEXT_LENGTH} characters, like stored text` });
+  const problem = (reason: string) => {
+    cx.details.push({ field: id, path, reason });
     return sql`false`;
-  }
-  switch (GROUP_FOR_TYPE[def.type]) {
-    case 'text': {
-      const t = sql`(${prop(id)} ->> 'text')`;
-      const s = v as string;
-      if (op === 'eq') return contains({ [id]: { text: s } });
-      if (op === 'neq') return sql`not coalesce(${t} = ${s}, false)`;
-      if (op === 'contains') return sql`${t} ilike ${`%${likeEscape(s)}%`}`;
-      return sql`${t} ilike ${`${likeEscape(s)}%`}`; // startsWith
-    }
-    case 'number': {
-      const n = sql`(${prop(id)} -> 'number')`;
-      const j = (x: unknown) => sql`${JSON.stringify(x)}::jsonb`;
-      if (op === 'eq') return contains({ [id]: { number: v } });
-      if (op === 'between') {
-        const r = v as { min: number; max: number };
-        return sql`(${n} >= ${j(r.min)} and ${n} <= ${j(r.max)})`;
-      }
-      const cmp = { lt: sql`<`, lte: sql`<=`, gt: sql`>`, gte: sql`>=` }[op as 'lt']!;
-      return sql`${n} ${cmp} ${j(v)}`;
-    }
-    case 'date': {
-      const d = sql`(${prop(id)} -> 'date' ->> 'start') collate "C"`;
-      if (op === 'eq') return contains({ [id]: { date: { start: v } } });
-      if (op === 'before') return sql`${d} < ${v as string}`;
-      if (op === 'after') return sql`${d} > ${v as string}`;
-      const r = v as { from: string; to: string };
-      return sql`(${d} >= ${r.from} and ${d} <= ${r.to})`;
-    }
-    case 'select': {
-      const ids = checkOptions(cx, def, v, path);
-      const any = or(ids.map((o) => contains({ [id]: { select: [o] } })));
-      return op === 'in' ? any : sql`not ${any}`;
-    }
-    case 'multiSelect': {
-      const ids = checkOptions(cx, def, v, path);
-      if (op === 'containsAll') return contains({ [id]: { select: ids } });
-      return or(ids.map((o) => contains({ [id]: { select: [o] } })));
-    }
-    case 'people': {
-      if (op === 'me') return v ? contains({ [id]: { people: [cx.viewerId] } }) : sql`true`;
-      const uids = v as string[];
-      if (uids.length > MAX_FILTER_LIST) {
-        cx.details.push({ field: id, path, reason: `at most ${MAX_FILTER_LIST} ids` });
-        return sql`false`;
-      }
-      for (const uid of uids) cx.people.push({ field: id, uid });
-      return or(uids.map((u) => contains({ [id]: { people: [u] } })));
-    }
-  }
+  };
+  if (typeof v === 'string' && v.length > MAX_TEXT_LENGTH && [...v].length > MAX_TEXT_LENGTH)
+    return problem(`at most ${MAX_TEXT_LENGTH} characters, like stored text`);
+  const operand: FilterContext = {
+    def,
+    p,
+    contains: (inner) => sql`c.properties @> ${JSON.stringify({ [id]: inner })}::jsonb`,
+    viewerId: cx.viewerId,
+    problem,
+    person: (uid) => cx.people.push({ field: id, uid }),
+  };
+  return type.filter.compile(op, v, operand);
 }
 
 function compileFilter(cx: Compiler, f: FilterInput, path: string, depth: number): RawBuilder<unknown> {
@@ -270,16 +178,47 @@ function compileFilter(cx: Compiler, f: FilterInput, path: string, depth: number
  * Checks and compiles the filter, order and search of a list request, for the schema of the child
  * record kind in `orgId`. Every problem is reported at once, as one VALIDATION_FAILED.
  */
-export async function compileQuery(
+export async function compileListQuery(
   ctx: Context,
   kind: RecordKind,
   orgId: string,
   args: QueryArgs,
 ): Promise<RecordQuery> {
-  const search = typeof args.search === 'string' ? args.search.trim() : '';
-  if (!args.filter && !args.orderBy?.length && !search) return PLAIN_QUERY;
+  if (isPlain(args)) return PLAIN_QUERY;
   const schema = await ctx.loaders.schema.load({ orgId, kind });
-  const cx: Compiler = { schema, viewerId: ctx.viewer.userId, details: [], people: [], conditions: 0 };
+  const { query, details, people } = compileRecordQuery(schema, ctx.viewer.userId, args);
+  const ok = await Promise.all(people.map((p) => ctx.loaders.isOrgUser.load({ orgId, id: p.uid })));
+  people.forEach((p, i) => {
+    if (!ok[i])
+      details.push({
+        field: p.field,
+        reason: `user "${p.uid}" is not a member or guest of this organization; GET /users/v1 lists them`,
+      });
+  });
+  if (details.length)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `${details.length} problem${details.length === 1 ? '' : 's'} in filter, orderBy or search; see details.`,
+      details,
+    );
+  return query;
+}
+
+const searchOf = (args: QueryArgs) => (typeof args.search === 'string' ? args.search.trim() : '');
+const isPlain = (args: QueryArgs) => !args.filter && !args.orderBy?.length && !searchOf(args);
+
+/**
+ * The pure part of compileListQuery: the SQL of a filter, order and search against one schema,
+ * the problems found, and the user ids the filter names (which only the organization can check).
+ */
+export function compileRecordQuery(
+  schema: PropertySchemaModel,
+  viewerId: string,
+  args: QueryArgs,
+): { query: RecordQuery; details: ErrorDetail[]; people: { field: string; uid: string }[] } {
+  const search = searchOf(args);
+  if (isPlain(args)) return { query: PLAIN_QUERY, details: [], people: [] };
+  const cx: Compiler = { schema, viewerId, details: [], people: [], conditions: 0 };
   const parts: RawBuilder<unknown>[] = [];
   if (args.filter) parts.push(compileFilter(cx, args.filter, 'filter', 0));
   if (search) {
@@ -288,24 +227,14 @@ export async function compileQuery(
     parts.push(sql`${SEARCH_TEXT} ilike ${`%${likeEscape(search)}%`}`);
   }
   const keys = compileOrder(schema, args.orderBy ?? [], cx.details);
-  const ok = await Promise.all(cx.people.map((p) => ctx.loaders.isOrgUser.load({ orgId, id: p.uid })));
-  cx.people.forEach((p, i) => {
-    if (!ok[i])
-      cx.details.push({
-        field: p.field,
-        reason: `user "${p.uid}" is not a member or guest of this organization; GET /users/v1 lists them`,
-      });
-  });
-  if (cx.details.length)
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `${cx.details.length} problem${cx.details.length === 1 ? '' : 's'} in filter, orderBy or search; see details.`,
-      cx.details,
-    );
   // The signature names this query in cursors (and batches): the viewer is part of it when `me` is.
   const sig = createHash('sha256')
-    .update(JSON.stringify([args.filter ?? null, args.orderBy ?? null, search, ctx.viewer.userId]))
+    .update(JSON.stringify([args.filter ?? null, args.orderBy ?? null, search, viewerId]))
     .digest('base64url')
     .slice(0, 12);
-  return { sig, where: parts.length ? and(parts) : undefined, keys };
+  return {
+    query: { sig, where: parts.length ? and(parts) : undefined, keys },
+    details: cx.details,
+    people: cx.people,
+  };
 }

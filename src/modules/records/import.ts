@@ -1,13 +1,15 @@
 import type { Kysely } from 'kysely';
+import { inTransaction } from '../../db/transaction.js';
 import type { DB } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import { geometryProblem } from '../links/geo.js';
 import { linkParcelsToProject } from '../links/repository.js';
 import { orgUsersByIds } from '../org/repository.js';
+import { propertyType } from '../properties/registry.js';
 import { schemasByKeys } from '../schema/repository.js';
-import type { PropertyDefModel } from '../schema/types.js';
-import { bulkInsertRecords } from './repository.js';
-import { validateProperties } from './validate.js';
+import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
+import { type BulkRecord, bulkInsertRecords, recordInPortfolio } from './repository.js';
+import { checkProperties } from './validate.js';
 
 export interface ImportOptions {
   orgId: string;
@@ -24,32 +26,17 @@ export interface ImportResult {
   linkedTo?: string;
 }
 
-/** A raw GeoJSON property value as the value object its property type takes. */
-function toValueObject(def: PropertyDefModel, v: unknown): unknown {
-  if (v === null || v === undefined || v === '') return undefined;
-  switch (def.type) {
-    case 'number':
-      return {
-        number: typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v,
-      };
-    case 'date':
-      return { date: { start: typeof v === 'string' ? v.slice(0, 10) : v } };
-    case 'select':
-    case 'multi_select': {
-      const vals = Array.isArray(v) ? v : String(v).split(/\s*[;|]\s*/);
-      // Accept option ids or option names, as county exports use display names.
-      return {
-        select: vals.map(
-          (x) =>
-            def.options.find((o) => o.id === x || o.name.toLowerCase() === String(x).toLowerCase())?.id ?? x,
-        ),
-      };
-    }
-    case 'people':
-      return { people: [String(v)] };
-    default:
-      return { text: String(v) };
-  }
+interface Feature {
+  type?: string;
+  geometry?: { type?: string };
+  properties?: Record<string, unknown>;
+}
+
+/** What reading the features found: problems (field paths into the file), and people to check. */
+interface Findings {
+  problems: ErrorDetail[];
+  skipped: Set<string>;
+  people: { feature: number; propertyId: string; uid: string }[];
 }
 
 /**
@@ -62,104 +49,108 @@ export async function importParcels(
   geojson: unknown,
   opts: ImportOptions,
 ): Promise<ImportResult> {
-  const fc = geojson as {
-    type?: string;
-    features?: { type?: string; geometry?: { type?: string }; properties?: Record<string, unknown> }[];
-  };
-  if (fc?.type !== 'FeatureCollection' || !Array.isArray(fc.features)) {
-    throw new AppError('VALIDATION_FAILED', 'The file must be a GeoJSON FeatureCollection.');
-  }
+  const features = featuresOf(geojson);
   const [schema] = await schemasByKeys(db, [{ orgId: opts.orgId, kind: 'parcel' }]);
+  const match = propertyMatcher(schema, opts.map ?? {});
+  const found: Findings = { problems: [], skipped: new Set(), people: [] };
+  const records = features.map((f, i) => parcelOf(f, i, schema, match, found));
+  await checkPeople(db, opts.orgId, found);
+  if (found.problems.length)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `${found.problems.length} problem(s) in the file; nothing was imported.`,
+      found.problems,
+    );
+  const created = await inTransaction(db, (tx) => insertParcels(tx, opts, records));
+  return {
+    created,
+    skippedKeys: [...found.skipped],
+    ...(opts.projectId ? { linkedTo: opts.projectId } : {}),
+  };
+}
+
+function featuresOf(geojson: unknown): Feature[] {
+  const fc = geojson as { type?: string; features?: Feature[] };
+  if (fc?.type !== 'FeatureCollection' || !Array.isArray(fc.features))
+    throw new AppError('VALIDATION_FAILED', 'The file must be a GeoJSON FeatureCollection.');
+  return fc.features;
+}
+
+/** Feature property key → the parcel property it fills: by id, by name (any case), then by `map`. */
+function propertyMatcher(schema: PropertySchemaModel, map: Record<string, string>) {
   const byKey = new Map<string, PropertyDefModel>();
   for (const d of schema.properties) {
     byKey.set(d.id, d);
     byKey.set(d.name.toLowerCase(), d);
   }
-  for (const [k, id] of Object.entries(opts.map ?? {})) {
+  for (const [k, id] of Object.entries(map)) {
     const d = schema.byId.get(id);
     if (!d) throw new AppError('VALIDATION_FAILED', `--map ${k}=${id}: "${id}" is not a parcel property id.`);
     byKey.set(k, d);
   }
-  const skipped = new Set<string>();
-  const problems: ErrorDetail[] = [];
-  const people: { feature: number; propertyId: string; uid: string }[] = [];
-  const records = fc.features.map((f, i) => {
-    const g = f?.geometry?.type;
-    if (f?.type !== 'Feature' || (g !== 'Polygon' && g !== 'MultiPolygon')) {
-      problems.push({
-        field: `features[${i}]`,
-        reason: 'must be a Feature with a Polygon or MultiPolygon geometry',
-      });
-      return { properties: {} };
-    }
-    const bad = geometryProblem(f.geometry);
-    if (bad) {
-      problems.push({ field: `features[${i}].geometry`, reason: bad });
-      return { properties: {} };
-    }
-    const input: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(f.properties ?? {})) {
-      const def = byKey.get(k) ?? byKey.get(k.toLowerCase());
-      if (!def) skipped.add(k);
-      else {
-        const vo = toValueObject(def, v);
-        if (vo !== undefined) input[def.id] = vo;
-      }
-    }
-    try {
-      const changes = validateProperties('parcel', schema, input, 'create');
-      for (const p of changes.peopleToCheck) people.push({ ...p, feature: i });
-      return { properties: changes.set, geometry: f.geometry };
-    } catch (err) {
-      for (const d of (err as AppError).details ?? [])
-        problems.push({ ...d, field: `features[${i}].${d.field}` });
-      return { properties: {} };
-    }
-  });
-  // People values may only name users of the organization, as in API writes.
-  const known = new Set(
-    (await orgUsersByIds(db, opts.orgId, [...new Set(people.map((p) => p.uid))])).map((u) => u.id),
-  );
-  for (const p of people.filter((x) => !known.has(x.uid))) {
-    problems.push({
+  return (key: string) => byKey.get(key) ?? byKey.get(key.toLowerCase());
+}
+
+/** One feature as a parcel to insert; what is wrong with it goes to `found`. */
+function parcelOf(
+  f: Feature,
+  i: number,
+  schema: PropertySchemaModel,
+  match: (key: string) => PropertyDefModel | undefined,
+  found: Findings,
+): BulkRecord {
+  const g = f?.geometry?.type;
+  if (f?.type !== 'Feature' || (g !== 'Polygon' && g !== 'MultiPolygon')) {
+    found.problems.push({
+      field: `features[${i}]`,
+      reason: 'must be a Feature with a Polygon or MultiPolygon geometry',
+    });
+    return { properties: {} };
+  }
+  const bad = geometryProblem(f.geometry);
+  if (bad) {
+    found.problems.push({ field: `features[${i}].geometry`, reason: bad });
+    return { properties: {} };
+  }
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(f.properties ?? {})) {
+    const def = match(k);
+    // Empty cells leave the property unset.
+    const value =
+      def && v !== null && v !== undefined && v !== ''
+        ? propertyType(def.type)?.fromImport(v, def)
+        : undefined;
+    if (!def) found.skipped.add(k);
+    else if (value !== undefined) input[def.id] = value;
+  }
+  const { changes, details } = checkProperties('parcel', schema, input, 'create');
+  for (const d of details) found.problems.push({ ...d, field: `features[${i}].${d.field}` });
+  if (details.length) return { properties: {} };
+  for (const p of changes.usersToCheck) found.people.push({ ...p, feature: i });
+  return { properties: changes.set, geometry: f.geometry };
+}
+
+/** People values may only name users of the organization, as in API writes. */
+async function checkPeople(db: Kysely<DB>, orgId: string, found: Findings) {
+  const uids = [...new Set(found.people.map((p) => p.uid))];
+  const known = new Set((await orgUsersByIds(db, orgId, uids)).map((u) => u.id));
+  for (const p of found.people.filter((x) => !known.has(x.uid)))
+    found.problems.push({
       field: `features[${p.feature}].${p.propertyId}`,
       reason: `user "${p.uid}" is not a member or guest of this organization`,
     });
-  }
-  if (problems.length)
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `${problems.length} problem(s) in the file; nothing was imported.`,
-      problems,
-    );
+}
 
-  return db.transaction().execute(async (tx) => {
-    if (opts.projectId) {
-      const p = await tx
-        .selectFrom('projects')
-        .select('id')
-        .where('org_id', '=', opts.orgId)
-        .where('portfolio_id', '=', opts.portfolioId)
-        .where('id', '=', opts.projectId)
-        .executeTakeFirst();
-      if (!p)
-        throw new AppError('NOT_FOUND', `Project ${opts.projectId} is not in portfolio ${opts.portfolioId}.`);
-    }
-    const created: string[] = [];
-    const chunk = 500;
-    for (let i = 0; i < records.length; i += chunk) {
-      created.push(
-        ...(await bulkInsertRecords(tx, 'parcel', opts.orgId, opts.portfolioId, records.slice(i, i + chunk))),
-      );
-      opts.onProgress?.(created.length, records.length);
-    }
-    if (opts.projectId) {
-      await linkParcelsToProject(
-        tx,
-        { orgId: opts.orgId, portfolioId: opts.portfolioId, projectId: opts.projectId },
-        created,
-      );
-    }
-    return { created, skippedKeys: [...skipped], ...(opts.projectId ? { linkedTo: opts.projectId } : {}) };
-  });
+async function insertParcels(tx: Kysely<DB>, opts: ImportOptions, records: BulkRecord[]): Promise<string[]> {
+  const { orgId, portfolioId, projectId } = opts;
+  if (projectId && !(await recordInPortfolio(tx, 'project', { orgId, portfolioId, id: projectId })))
+    throw new AppError('NOT_FOUND', `Project ${projectId} is not in portfolio ${portfolioId}.`);
+  const created: string[] = [];
+  const chunk = 500;
+  for (let i = 0; i < records.length; i += chunk) {
+    created.push(...(await bulkInsertRecords(tx, 'parcel', orgId, portfolioId, records.slice(i, i + chunk))));
+    opts.onProgress?.(created.length, records.length);
+  }
+  if (projectId) await linkParcelsToProject(tx, { orgId, portfolioId, projectId }, created);
+  return created;
 }

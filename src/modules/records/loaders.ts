@@ -1,10 +1,11 @@
 import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import type { DB, RecordKind } from '../../db/types.js';
-import { PLAIN_QUERY, type RecordQuery } from './filter.js';
+import type { RecordQuery } from './filter.js';
 import type { ListName } from './lists.js';
 import {
   countsFor,
+  type FacetCount,
   facetsFor,
   type PageRequest,
   type PageRow,
@@ -14,23 +15,66 @@ import {
 } from './repository.js';
 import type { RecordModel } from './types.js';
 
+/** One parent's list under one query: what counts and facets are asked for. */
+export interface ListKey {
+  list: ListName;
+  orgId: string;
+  parentId: string;
+  /** PLAIN_QUERY for the whole list. */
+  query: RecordQuery;
+}
+
+export interface FacetKey extends ListKey {
+  propertyId: string;
+  member: 'select' | 'people';
+}
+
+/** A filtered query is compiled against one org's schema, so it batches only within that org. */
+const queryGroup = (k: { list: ListName; orgId: string; query?: RecordQuery }) =>
+  k.query?.sig ? `${k.list}:${k.orgId}:${k.query.sig}` : k.list;
+const parentKey = (k: ListKey) => `${k.orgId}\0${k.parentId}`;
 const pageKey = (r: PageRequest) =>
   JSON.stringify([r.list, r.orgId, r.parentId, r.limit, r.direction, r.query?.sig ?? '', r.bound ?? null]);
 
-/** A filtered query is compiled against one org's schema, so it batches only within that org. */
-const queryGroup = (list: ListName, orgId: string, query: RecordQuery) =>
-  query.sig ? `${list}:${orgId}:${query.sig}` : list;
-
-type ParentKey = { orgId: string; parentId: string };
+/**
+ * A DataLoader batch function that asks once per distinct key and once per group: keys of one
+ * group share one statement (`fetch`), equal keys share one row of it.
+ */
+function groupedBatch<K, V>(
+  groupOf: (k: K) => string,
+  keyOf: (k: K) => string,
+  fetch: (group: K[]) => Promise<V[]>,
+): (keys: readonly K[]) => Promise<V[]> {
+  return async (keys) => {
+    // A key is only equal to another of its own group.
+    const full = (k: K) => `${groupOf(k)}\0${keyOf(k)}`;
+    const groups = new Map<string, Map<string, K>>();
+    for (const k of keys) {
+      const g = groupOf(k);
+      if (!groups.has(g)) groups.set(g, new Map());
+      groups.get(g)!.set(full(k), k);
+    }
+    const byKey = new Map<string, V>();
+    await Promise.all(
+      [...groups.values()].map(async (unique) => {
+        const values = await fetch([...unique.values()]);
+        [...unique.keys()].forEach((key, i) => {
+          byKey.set(key, values[i]);
+        });
+      }),
+    );
+    return keys.map((k) => byKey.get(full(k))!);
+  };
+}
 
 /**
- * Per-request record loaders. Pages of every parent at one level of a query are fetched by one
- * statement (per list and direction), so a query costs statements by its depth, not its width.
+ * Per-request record loaders. Pages, counts and facets of every parent at one level of a query
+ * are fetched by one statement per list, direction and query, so a query costs statements by its
+ * depth, not its width.
  *
- * Pages and counts are batched but never cached beyond their batch: a mutation document runs its
- * fields one after another, and each payload must read the lists as they are after its own write
- * (link, unlink, create, delete), not as an earlier field of the same request saw them. Equal
- * requests inside one batch (the same contact under two projects) still share one row of the VALUES list.
+ * Pages, counts and facets are batched but never cached beyond their batch: a mutation document
+ * runs its fields one after another, and each payload must read the lists as they are after its
+ * own write (link, unlink, create, delete), not as an earlier field of the same request saw them.
  */
 export function createRecordLoaders(db: Kysely<DB>, orgIds: readonly string[]) {
   const byId = (kind: RecordKind) =>
@@ -38,75 +82,34 @@ export function createRecordLoaders(db: Kysely<DB>, orgIds: readonly string[]) {
       const rows = new Map((await recordsByIds(db, kind, ids, orgIds)).map((r) => [r.id, r]));
       return ids.map((id) => rows.get(id));
     });
-  const counts = new Map<string, DataLoader<ParentKey, number, string>>();
-  const facets = new Map<string, DataLoader<ParentKey, { value: string | null; count: number }[], string>>();
-  const k = (x: ParentKey) => `${x.orgId}\0${x.parentId}`;
-  /** A loader per group, batching its parents, deduplicated, never cached past the batch. */
-  function batched<T>(
-    map: Map<string, DataLoader<ParentKey, T, string>>,
-    group: string,
-    fetch: (keys: ParentKey[]) => Promise<T[]>,
-  ) {
-    let l = map.get(group);
-    if (!l) {
-      l = new DataLoader(
-        async (keys: readonly ParentKey[]) => {
-          const unique = [...new Map(keys.map((x) => [k(x), x])).values()];
-          const n = await fetch(unique);
-          const byKey = new Map(unique.map((x, i) => [k(x), n[i]]));
-          return keys.map((x) => byKey.get(k(x))!);
-        },
-        { cache: false },
-      );
-      map.set(group, l);
-    }
-    return l;
-  }
+  const uncached = { cache: false } as const;
   return {
     record: { project: byId('project'), parcel: byId('parcel'), contact: byId('contact') } as Record<
       RecordKind,
       DataLoader<string, RecordModel | undefined>
     >,
     page: new DataLoader<PageRequest, PageRow[], string>(
-      async (reqs) => {
-        // One request per distinct page, grouped by (list, direction): one statement per group.
-        const unique = new Map<string, PageRequest>();
-        for (const r of reqs) unique.set(pageKey(r), r);
-        const groups = new Map<string, PageRequest[]>();
-        for (const r of unique.values()) {
-          const g = `${queryGroup(r.list, r.orgId, r.query ?? PLAIN_QUERY)}:${r.direction}`;
-          if (!groups.has(g)) groups.set(g, []);
-          groups.get(g)!.push(r);
-        }
-        const byKey = new Map<string, PageRow[]>();
-        await Promise.all(
-          [...groups.values()].map(async (group) => {
-            const pages = await pagesFor(db, group);
-            group.forEach((r, j) => {
-              byKey.set(pageKey(r), pages[j]);
-            });
-          }),
-        );
-        return reqs.map((r) => byKey.get(pageKey(r))!);
-      },
-      { cache: false },
+      groupedBatch(
+        (r) => `${queryGroup(r)}:${r.direction}`,
+        pageKey,
+        (group) => pagesFor(db, group),
+      ),
+      uncached,
     ),
-    /** totalCount of a list under a query (PLAIN_QUERY for the whole list). */
-    count(list: ListName, orgId: string, query: RecordQuery = PLAIN_QUERY) {
-      return batched(counts, queryGroup(list, orgId, query), (keys) => countsFor(db, list, keys, query));
-    },
+    /** totalCount of a list under a query. */
+    count: new DataLoader<ListKey, number, string>(
+      groupedBatch(queryGroup, parentKey, (group) => countsFor(db, group[0].list, group, group[0].query)),
+      uncached,
+    ),
     /** Facet counts of one property of a list under a query. */
-    facets(
-      list: ListName,
-      orgId: string,
-      query: RecordQuery,
-      propertyId: string,
-      member: 'select' | 'people',
-    ) {
-      return batched(facets, `${queryGroup(list, orgId, query)}:${member}:${propertyId}`, (keys) =>
-        facetsFor(db, list, keys, query, propertyId, member),
-      );
-    },
+    facets: new DataLoader<FacetKey, FacetCount[], string>(
+      groupedBatch<FacetKey, FacetCount[]>(
+        (k) => `${queryGroup(k)}:${k.member}:${k.propertyId}`,
+        parentKey,
+        (group) => facetsFor(db, group[0].list, group, group[0].query, group[0].propertyId, group[0].member),
+      ),
+      uncached,
+    ),
     geometry: new DataLoader(async (ids: readonly string[]) => {
       const m = await parcelGeometries(db, orgIds, ids);
       return ids.map((id) => m.get(id) ?? null);

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { ErrorDetail } from '../../errors.js';
+import { PROPERTY_TYPES, propertyType } from '../properties/registry.js';
 import type { PropertySchemaModel } from '../schema/types.js';
 
 /**
@@ -34,8 +35,8 @@ export interface SortKey {
 /** Most keys in one orderBy. */
 export const MAX_ORDER_KEYS = 5;
 
-const MEMBER = { text: 'text', url: 'text', email: 'text', number: 'number' } as const;
-const SORTABLE = ['text', 'url', 'email', 'number', 'date', 'select'];
+/** The types a list can be sorted by, for messages. */
+const SORTABLE = PROPERTY_TYPES.filter((t) => t.sort).map((t) => t.name);
 
 /** The jsonb value a property sorts by, before the nulls sentinel; null for unsortable types. */
 export function sortValue(
@@ -45,14 +46,8 @@ export function sortValue(
   column: RawBuilder<unknown> = sql`c.properties`,
 ): RawBuilder<unknown> | null {
   const def = schema.byId.get(id);
-  if (!def) return null;
-  const p = sql`${column} -> ${param(id)}`;
-  if (def.type in MEMBER) return sql`${p} -> ${sql.lit(MEMBER[def.type as keyof typeof MEMBER])}`;
-  if (def.type === 'date') return sql`${p} -> 'date' -> 'start'`;
-  // A select sorts by the option's position in the schema, not by its id.
-  if (def.type === 'select')
-    return sql`to_jsonb(array_position(${def.options.map((o) => o.id)}::text[], ${p} -> 'select' ->> 0))`;
-  return null;
+  const sort = def && propertyType(def.type)?.sort;
+  return sort ? sort.value(sql`${column} -> ${param(id)}`, def) : null;
 }
 
 const sentinel = (dir: 'asc' | 'desc', nulls: 'FIRST' | 'LAST') =>
@@ -110,14 +105,17 @@ export function compileOrder(
  * (ASC NULLS LAST, and DESC NULLS FIRST scanned backwards), `_lo` the sentinel `'null'` (ASC NULLS
  * FIRST, DESC NULLS LAST). Sort keys cannot be indexed generically per property id, so operators
  * add these for the properties their front-ends sort large portfolios by (README, "Filters,
- * sorting and search"). Select properties sort by option position, which no index can follow.
+ * sorting and search"). Types whose sort value depends on the schema (select: the option
+ * position) get none: no index can follow it.
  */
 export function sortIndexSql(
   table: 'projects' | 'parcels' | 'contacts',
   schema: PropertySchemaModel,
   id: string,
 ): RawBuilder<unknown>[] {
-  if (schema.byId.get(id)?.type === 'select') return [];
+  const def = schema.byId.get(id);
+  const sort = def && propertyType(def.type)?.sort;
+  if (!sort || sort.noIndex) return [];
   const value = sortValue(schema, id, (v) => sql`${sql.lit(v)}::text`, sql`properties`);
   if (!value) return [];
   const base = `${table}_sort_${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 40)}`;

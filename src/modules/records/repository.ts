@@ -1,12 +1,10 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB, RecordKind } from '../../db/types.js';
-import { notFound } from '../../errors.js';
+import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { PLAIN_QUERY, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
-import { RECORD_TABLE, type RecordModel, type StoredValue } from './types.js';
-
-const ID_TYPE = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;
+import { RECORD_TABLE, RECORD_TYPENAME, type RecordModel, type StoredValue } from './types.js';
 
 interface RecordRow {
   org_id: string;
@@ -120,44 +118,14 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
   const query = reqs[0].query ?? PLAIN_QUERY;
   const kind = LISTS[list].childKind;
   const scope = listScope(list, query);
-  const back = direction === 'backward';
-  const lastDir = query.keys.at(-1)?.dir ?? 'asc';
-  // Each atom of the order with the direction the scan runs it in.
-  const atoms = [
-    ...query.keys.map((k) => ({ expr: k.expr, type: k.type, asc: (k.dir === 'asc') !== back })),
-    { expr: scope.sortAt, type: 'ts' as const, asc: (lastDir === 'asc') !== back },
-    { expr: scope.childId, type: 'id' as const, asc: (lastDir === 'asc') !== back },
-  ];
+  const atoms = orderAtoms(query, scope, direction === 'backward');
   const cols = atoms.map((_, i) => sql.raw(`b${i}`));
-  const boundValue = (a: (typeof atoms)[number], v: string | number | undefined) => {
-    if (a.type === 'id') return sql`${v ?? ''}::text`;
-    if (a.type === 'ts')
-      return sql`${v === undefined ? (a.asc ? '-infinity' : 'infinity') : new Date(v as number).toISOString()}::timestamptz`;
-    return sql`${v === undefined ? (a.asc ? 'null' : '{}') : (v as string)}::jsonb`;
-  };
   const parents = sql.join(
     reqs.map(
       (r, i) =>
         sql`(${i}::int, ${r.orgId}::text, ${r.parentId}::text, ${sql.join(atoms.map((a, j) => boundValue(a, r.bound?.[j])))}, ${r.limit}::int)`,
     ),
   );
-  const uniform = atoms.every((a) => a.asc === atoms[0].asc);
-  const cmp = (a: { asc: boolean }) => (a.asc ? sql`>` : sql`<`);
-  const keyset = uniform
-    ? sql`(${sql.join(atoms.map((a) => a.expr))}) ${cmp(atoms[0])} (${sql.join(cols.map((c) => sql`p.${c}`))})`
-    : sql`(${sql.join(
-        atoms.map(
-          (a, i) =>
-            sql`(${sql.join(
-              [
-                ...atoms.slice(0, i).map((e, j) => sql`${e.expr} = p.${cols[j]}`),
-                sql`${a.expr} ${cmp(a)} p.${cols[i]}`,
-              ],
-              sql` and `,
-            )})`,
-        ),
-        sql` or `,
-      )})`;
   const orderBy = sql.join(atoms.map((a) => sql`${a.expr} ${a.asc ? sql`asc` : sql`desc`}`));
   const keyCols = query.keys.map((k, i) =>
     k.type === 'json'
@@ -165,13 +133,11 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
       : sql`, ${k.expr} as ${sql.raw(`k${i}`)}`,
   );
   const linked = LISTS[list].linkTable ? sql`l.linked_at` : sql`null::timestamptz`;
-  const { rows } = await sql<
-    RecordRow & { ord: number; sort_at: Date; linked_at: Date | null } & Record<string, unknown>
-  >`
+  const { rows } = await sql<PageRowData>`
     select p.ord, x.* from (values ${parents}) as p(ord, org_id, parent_id, ${sql.join(cols)}, lim)
     cross join lateral (
       select ${recordColumns(kind, 'c')}, ${scope.sortAt} as sort_at, ${linked} as linked_at${sql.join(keyCols, sql``)}
-      from ${scope.from} and ${keyset}
+      from ${scope.from} and ${keysetCondition(atoms, cols)}
       order by ${orderBy} limit p.lim) x`.execute(db);
   const out: PageRow[][] = reqs.map(() => []);
   for (const r of rows)
@@ -184,6 +150,52 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
       ),
     });
   return out;
+}
+
+type PageRowData = RecordRow & { ord: number; sort_at: Date; linked_at: Date | null } & Record<
+    string,
+    unknown
+  >;
+
+/** One term of a page's order, with the direction the scan runs it in. */
+interface OrderAtom {
+  expr: RawBuilder<unknown>;
+  type: 'json' | 'ts' | 'id';
+  asc: boolean;
+}
+
+/** The query's sort keys, then the list's stable order (sort time, child id) the way the last key runs. */
+function orderAtoms(query: RecordQuery, scope: ReturnType<typeof listScope>, back: boolean): OrderAtom[] {
+  const lastAsc = (query.keys.at(-1)?.dir ?? 'asc') === 'asc';
+  return [
+    ...query.keys.map((k) => ({ expr: k.expr, type: k.type, asc: (k.dir === 'asc') !== back })),
+    { expr: scope.sortAt, type: 'ts' as const, asc: lastAsc !== back },
+    { expr: scope.childId, type: 'id' as const, asc: lastAsc !== back },
+  ];
+}
+
+/** A cursor's value for one atom, or without a cursor a bound every row passes. */
+function boundValue(a: OrderAtom, v: string | number | undefined): RawBuilder<unknown> {
+  if (a.type === 'id') return sql`${v ?? ''}::text`;
+  if (a.type === 'ts')
+    return sql`${v === undefined ? (a.asc ? '-infinity' : 'infinity') : new Date(v as number).toISOString()}::timestamptz`;
+  return sql`${v === undefined ? (a.asc ? 'null' : '{}') : (v as string)}::jsonb`;
+}
+
+/** Rows after the bound: a row comparison when every atom runs one way (an index condition), else the expanded OR. */
+function keysetCondition(atoms: OrderAtom[], cols: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  const cmp = (a: OrderAtom) => (a.asc ? sql`>` : sql`<`);
+  if (atoms.every((a) => a.asc === atoms[0].asc))
+    return sql`(${sql.join(atoms.map((a) => a.expr))}) ${cmp(atoms[0])} (${sql.join(cols.map((c) => sql`p.${c}`))})`;
+  const after = (a: OrderAtom, i: number) =>
+    sql`(${sql.join(
+      [
+        ...atoms.slice(0, i).map((e, j) => sql`${e.expr} = p.${cols[j]}`),
+        sql`${a.expr} ${cmp(a)} p.${cols[i]}`,
+      ],
+      sql` and `,
+    )})`;
+  return sql`(${sql.join(atoms.map(after), sql` or `)})`;
 }
 
 /** How many records each parent's list holds, in one statement. */
@@ -224,6 +236,12 @@ async function filteredCounts(
   return out;
 }
 
+/** Records of a list with one option or user (value), or with none (null). */
+export interface FacetCount {
+  value: string | null;
+  count: number;
+}
+
 /**
  * Facet counts of one select, multi_select or people property per parent, under the query's
  * filter: [value (option or user id, null for none), count] per parent, in one statement.
@@ -235,7 +253,7 @@ export async function facetsFor(
   query: RecordQuery,
   propertyId: string,
   member: 'select' | 'people',
-): Promise<{ value: string | null; count: number }[][]> {
+): Promise<FacetCount[][]> {
   if (!keys.length) return [];
   const { rows } = await sql<{ ord: number; value: string | null; n: number }>`
     select p.ord, v.value, count(distinct x.id)::int as n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
@@ -246,9 +264,21 @@ export async function facetsFor(
           then x.properties -> ${propertyId}::text -> ${member}::text end) e
     ) v on true
     group by p.ord, v.value`.execute(db);
-  const out: { value: string | null; count: number }[][] = keys.map(() => []);
+  const out: FacetCount[][] = keys.map(() => []);
   for (const r of rows) out[r.ord].push({ value: r.value, count: r.n });
   return out;
+}
+
+/** Whether a record exists in the portfolio. */
+export async function recordInPortfolio(
+  db: Kysely<DB>,
+  kind: RecordKind,
+  key: { orgId: string; portfolioId: string; id: string },
+): Promise<boolean> {
+  const { rows } = await sql`
+    select 1 from ${sql.table(RECORD_TABLE[kind])}
+    where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}`.execute(db);
+  return rows.length > 0;
 }
 
 /** Parcel geometries by id, for the GraphQL `geometry` field. */
@@ -263,28 +293,26 @@ export async function parcelGeometries(db: Kysely<DB>, orgIds: readonly string[]
   return new Map(rows.map((r) => [r.id, r.geometry]));
 }
 
-const FOREIGN_KEY_VIOLATION = '23503';
-
+/**
+ * Inserts one record; undefined when its portfolio does not exist (anymore). `created_at` and
+ * `updated_at` come from one clock reading: the two column defaults could straddle a millisecond.
+ */
 export async function insertRecord(
   db: Kysely<DB>,
   kind: RecordKind,
   orgId: string,
   portfolioId: string,
   properties: Record<string, StoredValue>,
-  extra: { geometry?: unknown } = {},
-): Promise<RecordModel> {
+): Promise<RecordModel | undefined> {
   try {
     const { rows } = await sql<RecordRow>`
-      insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties${kind === 'parcel' ? sql`, geometry` : sql``})
-      values (${orgId}, ${portfolioId}, ${newId(ID_TYPE[kind])}, ${JSON.stringify(properties)}::jsonb${
-        kind === 'parcel'
-          ? sql`, ${extra.geometry === undefined ? null : JSON.stringify(extra.geometry)}::jsonb`
-          : sql``
-      })
+      insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
+      select ${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb, now.t, now.t
+      from (select date_trunc('milliseconds', clock_timestamp()) as t) now
       returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
     return toRecord(kind, rows[0]);
   } catch (err) {
-    if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw notFound('Portfolio');
+    if (isForeignKeyViolation(err)) return undefined;
     throw err;
   }
 }
@@ -339,7 +367,7 @@ export async function bulkInsertRecords(
   records: BulkRecord[],
   chunk = 1000,
 ): Promise<string[]> {
-  const ids = records.map((r) => r.id ?? newId(ID_TYPE[kind]));
+  const ids = records.map((r) => r.id ?? newId(RECORD_TYPENAME[kind]));
   for (let i = 0; i < records.length; i += chunk) {
     const rows = records.slice(i, i + chunk).map((r, j) => ({
       org_id: orgId,

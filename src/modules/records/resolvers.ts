@@ -1,39 +1,33 @@
 import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import type { Resolvers } from '../../generated/graphql.js';
+import type { PeopleStored } from '../properties/people.js';
+import { propertyType, VALUE_SHAPES } from '../properties/registry.js';
 import type { ListName } from './lists.js';
+import { listPage } from './pages.js';
 import * as service from './service.js';
 import { type ConnectionModel, RECORD_TYPENAME, type RecordModel, type ValueModel } from './types.js';
+import * as values from './values.js';
 
 /** Fields every record type shares. */
 const recordFields = {
   portfolio: async (r: RecordModel, _a: unknown, ctx: Context) =>
     (await ctx.loaders.portfolio.load({ orgId: r.orgId, id: r.portfolioId }))!,
-  properties: (r: RecordModel, _a: unknown, ctx: Context) => service.restProperties(ctx, r),
-  values: (r: RecordModel, _a: unknown, ctx: Context) => service.recordValues(ctx, r),
+  properties: (r: RecordModel, _a: unknown, ctx: Context) => values.restProperties(ctx, r),
+  values: (r: RecordModel, _a: unknown, ctx: Context) => values.recordValues(ctx, r),
   value: (r: RecordModel, a: { propertyId: string }, ctx: Context) =>
-    service.recordValue(ctx, r, a.propertyId),
-};
-
-const VALUE_TYPENAME: Record<
-  string,
-  'TextValue' | 'NumberValue' | 'DateValue' | 'SelectValue' | 'PeopleValue'
-> = {
-  text: 'TextValue',
-  url: 'TextValue',
-  email: 'TextValue',
-  number: 'NumberValue',
-  date: 'DateValue',
-  select: 'SelectValue',
-  multi_select: 'SelectValue',
-  people: 'PeopleValue',
+    values.recordValue(ctx, r, a.propertyId),
 };
 
 const valueFields = { property: (v: ValueModel) => v.def };
-const field = <K extends string>(v: ValueModel, k: K) => (v.value as Record<K, unknown>)[k];
+
+/** Each value type's fields, from the registry: what the stored value alone determines. */
+const valueTypes = Object.fromEntries(
+  VALUE_SHAPES.map((shape) => [shape.graphqlType, { ...valueFields, ...shape.graphqlFields }]),
+);
 
 const page = (list: ListName) => (p: { orgId: string; id: string }, args: object, ctx: Context) =>
-  service.listPage(ctx, list, p.orgId, p.id, args);
+  listPage(ctx, list, p.orgId, p.id, args);
 
 const connection = {
   nodes: (c: { edges: { node: RecordModel }[] }) => c.edges.map((e) => e.node),
@@ -86,23 +80,15 @@ export const recordResolvers: Resolvers = {
   ParcelConnection: connection,
   ContactConnection: connection,
   PropertyValue: {
-    __resolveType: (v) => VALUE_TYPENAME[v.def.type],
+    __resolveType: (v) => propertyType(v.def.type)?.shape.graphqlType ?? null,
   },
-  TextValue: { ...valueFields, text: (v) => field(v, 'text') as string },
-  NumberValue: { ...valueFields, number: (v) => field(v, 'number') as number },
-  DateValue: { ...valueFields, start: (v) => (field(v, 'date') as { start: string }).start },
-  SelectValue: {
-    ...valueFields,
-    options: (v) =>
-      (field(v, 'select') as string[]).map(
-        (id) => v.def.options.find((o) => o.id === id) ?? { id, name: id, color: '#9ca3af' },
-      ),
-  },
+  ...valueTypes,
   PeopleValue: {
-    ...valueFields,
+    ...valueTypes.PeopleValue,
+    // The users of the value among the organization's: needs the request's user list.
     users: (v, _a, ctx) => {
       const present = <T>(xs: (T | undefined)[]) => xs.filter((u): u is T => u !== undefined);
-      const users = service.peopleOf(ctx, v.orgId, field(v, 'people') as string[]);
+      const users = values.peopleOf(ctx, v.orgId, (v.value as PeopleStored).people);
       return users instanceof Promise ? users.then(present) : present(users);
     },
   },

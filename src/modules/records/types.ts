@@ -1,13 +1,8 @@
 import type { RecordKind } from '../../db/types.js';
+import type { StoredValue } from '../properties/registry.js';
 import type { PropertyDefModel } from '../schema/types.js';
 
-/** A stored property value object, without labels: `{ text }`, `{ number }`, `{ date: { start } }`, … */
-export type StoredValue =
-  | { text: string }
-  | { number: number }
-  | { date: { start: string } }
-  | { select: string[] }
-  | { people: string[] };
+export type { StoredValue };
 
 export interface GeoPointModel {
   type: 'Point';
@@ -65,4 +60,5 @@ export interface FacetModel {
 }
 
 export const RECORD_TABLE = { project: 'projects', parcel: 'parcels', contact: 'contacts' } as const;
+/** A record kind's GraphQL type, id type (src/ids.ts) and name in messages. */
 export const RECORD_TYPENAME = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;

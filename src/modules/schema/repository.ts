@@ -1,12 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB, RecordKind } from '../../db/types.js';
-import { AppError } from '../../errors.js';
+import type { PropertyTypeName } from '../properties/registry.js';
 import {
   makeSchema,
-  PROPERTY_TYPES,
   type PropertyDefModel,
   type PropertySchemaModel,
-  type PropertyTypeName,
   type SelectOptionModel,
 } from './types.js';
 
@@ -54,72 +52,30 @@ export interface NewProperty {
   required?: boolean;
 }
 
-/** Projects carry a computed `location`; no schema property may take its key. */
-export const READ_ONLY_PROJECT_PROPERTY = 'location';
-
-const PROPERTY_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
-const COLOR = /^#[0-9a-fA-F]{6}$/;
-
-export function checkNewProperty(kind: RecordKind, p: NewProperty): void {
-  const problems: { field: string; reason: string }[] = [];
-  if (kind === 'project' && p.id === READ_ONLY_PROJECT_PROPERTY)
-    problems.push({
-      field: 'id',
-      reason: '"location" is computed by the service on projects and cannot be defined',
-    });
-  if (!PROPERTY_ID.test(p.id))
-    problems.push({
-      field: 'id',
-      reason: 'must start with a letter and use letters, digits, - or _ (max 64)',
-    });
-  if (!p.name?.trim()) problems.push({ field: 'name', reason: 'must not be empty' });
-  if (!PROPERTY_TYPES.includes(p.type))
-    problems.push({ field: 'type', reason: `must be one of ${PROPERTY_TYPES.join(', ')}` });
-  const isSelect = p.type === 'select' || p.type === 'multi_select';
-  if (isSelect && !p.options?.length)
-    problems.push({ field: 'options', reason: 'a select property needs at least one option' });
-  if (!isSelect && p.options?.length)
-    problems.push({ field: 'options', reason: 'only select and multi_select properties have options' });
-  const seen = new Set<string>();
-  for (const o of p.options ?? []) {
-    if (!o.id || seen.has(o.id))
-      problems.push({ field: 'options', reason: `option id "${o.id}" is empty or repeated` });
-    seen.add(o.id);
-    if (!COLOR.test(o.color))
-      problems.push({ field: 'options', reason: `option "${o.id}" colour must look like #a1b2c3` });
-  }
-  if (problems.length)
-    throw new AppError('VALIDATION_FAILED', 'The property definition is invalid.', problems);
+/** The type of one property, if it exists. */
+export async function propertyTypeOf(
+  db: Kysely<DB>,
+  orgId: string,
+  kind: RecordKind,
+  id: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('property_defs')
+    .select('property_type')
+    .where('org_id', '=', orgId)
+    .where('kind', '=', kind)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.property_type;
 }
 
-/** Appends a property to an org's schema of one kind (or replaces the one with the same id). */
+/** Appends a property to an org's schema of one kind, or replaces the one with the same id in place. */
 export async function upsertProperty(
   db: Kysely<DB>,
   orgId: string,
   kind: RecordKind,
   p: NewProperty,
 ): Promise<void> {
-  checkNewProperty(kind, p);
-  const existing = await db
-    .selectFrom('property_defs')
-    .select('property_type')
-    .where('org_id', '=', orgId)
-    .where('kind', '=', kind)
-    .where('id', '=', p.id)
-    .executeTakeFirst();
-  // Stored values were validated against the old type; changing it would strand them.
-  if (existing && existing.property_type !== p.type) {
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `Property ${p.id} is a ${existing.property_type}; its type cannot change.`,
-      [
-        {
-          field: 'type',
-          reason: `add a new property instead of changing ${p.id} from ${existing.property_type} to ${p.type}`,
-        },
-      ],
-    );
-  }
   const last = await db
     .selectFrom('property_defs')
     .select((eb) => eb.fn.max('position').as('max'))
@@ -137,33 +93,4 @@ export async function upsertProperty(
     .values({ org_id: orgId, kind, id: p.id, position: (last?.max ?? -1) + 1, ...values })
     .onConflict((oc) => oc.columns(['org_id', 'kind', 'id']).doUpdateSet(values))
     .execute();
-}
-
-/** The spec's default properties; every new organization starts with them. */
-export const DEFAULT_PROPERTIES: Record<RecordKind, NewProperty[]> = {
-  project: [{ id: 'name', name: 'Name', type: 'text', required: true }],
-  contact: [
-    { id: 'first_name', name: 'First name', type: 'text', required: true },
-    { id: 'last_name', name: 'Last name', type: 'text' },
-  ],
-  parcel: [
-    { id: 'name', name: 'Name', type: 'text' },
-    {
-      id: 'parcel-status',
-      name: 'Parcel status',
-      type: 'select',
-      options: [
-        { id: 'prospect', name: 'Prospect', color: '#94a3b8' },
-        { id: 'negotiating', name: 'Negotiating', color: '#f59e0b' },
-        { id: 'option-signed', name: 'Option signed', color: '#22c55e' },
-        { id: 'declined', name: 'Declined', color: '#ef4444' },
-      ],
-    },
-  ],
-};
-
-export async function installDefaultProperties(db: Kysely<DB>, orgId: string): Promise<void> {
-  for (const [kind, props] of Object.entries(DEFAULT_PROPERTIES) as [RecordKind, NewProperty[]][]) {
-    for (const p of props) await upsertProperty(db, orgId, kind, p);
-  }
 }

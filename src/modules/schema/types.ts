@@ -1,17 +1,8 @@
 import type { RecordKind } from '../../db/types.js';
+import type { PropertyTypeName } from '../properties/registry.js';
 
-export const PROPERTY_TYPES = [
-  'text',
-  'url',
-  'email',
-  'number',
-  'date',
-  'select',
-  'multi_select',
-  'people',
-] as const;
-export type PropertyTypeName = (typeof PROPERTY_TYPES)[number];
-export const RECORD_KINDS: readonly RecordKind[] = ['project', 'parcel', 'contact'];
+/** Projects carry a computed `location`; no schema property may take its key. */
+export const READ_ONLY_PROJECT_PROPERTY = 'location';
 
 export interface SelectOptionModel {
   id: string;

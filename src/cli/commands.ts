@@ -1,0 +1,277 @@
+import { readFileSync } from 'node:fs';
+import type { Database } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import type { OrgRole, RecordKind } from '../db/types.js';
+import { createApiKey, revokeApiKey } from '../modules/auth/repository.js';
+import * as orgs from '../modules/org/repository.js';
+import { type PropertyTypeName, propertyType } from '../modules/properties/registry.js';
+import { importParcels } from '../modules/records/import.js';
+import { sortIndexSql } from '../modules/records/order.js';
+import { schemasByKeys } from '../modules/schema/repository.js';
+import { defineProperty, installDefaultProperties } from '../modules/schema/service.js';
+import { hasDemoData, seedDemo } from '../seed/demo.js';
+
+export interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  /** Whether stderr is a terminal (progress bars). */
+  tty?: boolean;
+}
+
+/** A mistake in how sdg was called: exit code 2 and the message, no stack. */
+export class UsageError extends Error {}
+
+/** The parsed options of one call (see OPTIONS in main.ts). */
+export interface Options {
+  json?: boolean;
+  demo?: boolean;
+  required?: boolean;
+  name?: string;
+  org?: string;
+  portfolio?: string;
+  project?: string;
+  user?: string;
+  email?: string;
+  role?: string;
+  label?: string;
+  key?: string;
+  kind?: string;
+  id?: string;
+  type?: string;
+  option?: string[];
+  map?: string[];
+}
+
+/** What a command gets: its options, the words after the command, and where to write. */
+export interface Call {
+  io: Io;
+  json: boolean;
+  database: Database;
+  values: Options;
+  /** Positional words after the command (`parcels import FILE`). */
+  rest: string[];
+  /** The database came from the caller (tests): it is already migrated and stays open. */
+  injected: boolean;
+}
+
+function print(c: Call, value: unknown, text: string) {
+  c.io.out(c.json ? JSON.stringify(value) : text);
+}
+
+/** The named options, or a usage error naming the missing ones. */
+function need<K extends keyof Options>(
+  values: Options,
+  ...names: K[]
+): { [P in K]-?: NonNullable<Options[P]> } {
+  const missing = names.filter((n) => values[n] === undefined || values[n] === '');
+  if (missing.length) throw new UsageError(`missing ${missing.map((m) => `--${m}`).join(', ')}`);
+  return values as never;
+}
+
+const KINDS: RecordKind[] = ['project', 'parcel', 'contact'];
+function kindOf(kind: string): RecordKind {
+  if (!KINDS.includes(kind as RecordKind)) throw new UsageError(`--kind must be one of ${KINDS.join(', ')}`);
+  return kind as RecordKind;
+}
+
+async function resolveUser(c: Call, idOrEmail: string) {
+  const u = await orgs.findUser(c.database.db, idOrEmail);
+  if (!u) throw new UsageError(`No user "${idOrEmail}". Create one with: sdg user create --email … --name …`);
+  return u;
+}
+
+async function requireOrg(c: Call, id: string) {
+  const [o] = await orgs.orgsByIds(c.database.db, [id]);
+  if (!o)
+    throw new UsageError(
+      `No organization "${id}". List them with GET /organizations/v1, or create one with: sdg org create --name …`,
+    );
+  return o;
+}
+
+async function requirePortfolio(c: Call, id: string) {
+  const p = await orgs.findPortfolio(c.database.db, id);
+  if (!p)
+    throw new UsageError(`No portfolio "${id}". Create one with: sdg portfolio create --org … --name …`);
+  return p;
+}
+
+async function migrate(c: Call) {
+  // A database sdg opened itself was migrated on opening.
+  const applied = c.injected ? await migrateToLatest(c.database.db) : [];
+  print(c, { applied, database: c.database.describe }, `Database is up to date (${c.database.describe}).`);
+}
+
+async function seed(c: Call) {
+  if (!c.values.demo) throw new UsageError('seed needs --demo (the only data set there is).');
+  if (await hasDemoData(c.database.db)) {
+    throw new UsageError(
+      'The demo data is already in this database, and its keys were shown when it was created. Make new keys with: sdg key create --user alice@sunfield.example',
+    );
+  }
+  const out = await seedDemo(c.database.db);
+  if (c.json) c.io.out(JSON.stringify(out));
+  else {
+    c.io.out('Demo data created. API keys (shown once):');
+    for (const [h, u] of Object.entries(out.users)) c.io.out(`  ${h.padEnd(6)} ${u.apiKey}`);
+  }
+}
+
+async function orgCreate(c: Call) {
+  const { name } = need(c.values, 'name');
+  const o = await c.database.db.transaction().execute(async (tx) => {
+    const o = await orgs.createOrg(tx, name);
+    await installDefaultProperties(tx, o.id);
+    return o;
+  });
+  print(c, o, `Created organization ${o.id} (${o.name}).`);
+}
+
+async function portfolioCreate(c: Call) {
+  const { org, name } = need(c.values, 'org', 'name');
+  await requireOrg(c, org);
+  const p = await orgs.createPortfolio(c.database.db, org, name);
+  print(c, p, `Created portfolio ${p.id} (${p.name}) in ${p.orgId}.`);
+}
+
+async function userCreate(c: Call) {
+  const { email, name } = need(c.values, 'email', 'name');
+  if (await orgs.findUser(c.database.db, email))
+    throw new UsageError(`A user with e-mail ${email} already exists.`);
+  const u = await orgs.createUser(c.database.db, email, name);
+  print(c, u, `Created user ${u.id} (${u.email}).`);
+}
+
+async function memberAdd(c: Call) {
+  const { org, user, role } = need(c.values, 'org', 'user', 'role');
+  const roles: OrgRole[] = ['owner', 'admin', 'member', 'viewer'];
+  if (!roles.includes(role as OrgRole)) throw new UsageError(`--role must be one of ${roles.join(', ')}`);
+  await requireOrg(c, org);
+  const u = await resolveUser(c, user);
+  await orgs.addMember(c.database.db, org, u.id, role as OrgRole);
+  print(c, { orgId: org, userId: u.id, role }, `${u.email} is now ${role} of ${org}.`);
+}
+
+async function guestGrant(c: Call) {
+  const { portfolio, user } = need(c.values, 'portfolio', 'user');
+  const p = await requirePortfolio(c, portfolio);
+  const u = await resolveUser(c, user);
+  await orgs.grantGuest(c.database.db, p.orgId, p.id, u.id);
+  print(
+    c,
+    { orgId: p.orgId, portfolioId: p.id, userId: u.id },
+    `${u.email} is now a guest of portfolio ${p.id}.`,
+  );
+}
+
+async function keyCreate(c: Call) {
+  const u = await resolveUser(c, need(c.values, 'user').user);
+  const k = await createApiKey(c.database.db, u.id, c.values.label);
+  if (c.json) c.io.out(JSON.stringify({ id: k.id, userId: u.id, apiKey: k.apiKey }));
+  else c.io.out(`Created key ${k.id} for ${u.email}. It is shown only now:\n${k.apiKey}`);
+}
+
+async function keyRevoke(c: Call) {
+  const ok = await revokeApiKey(c.database.db, need(c.values, 'key').key);
+  if (!ok) throw new UsageError('No live key matches. Pass the key id (key_…) or the key itself.');
+  print(c, { revoked: true }, 'Key revoked.');
+}
+
+async function schemaIndex(c: Call) {
+  const { org, id } = need(c.values, 'org', 'kind', 'id');
+  const kind = kindOf(c.values.kind!);
+  await requireOrg(c, org);
+  const [schema] = await schemasByKeys(c.database.db, [{ orgId: org, kind }]);
+  const def = schema.byId.get(id);
+  if (!def)
+    throw new UsageError(`No ${kind} property "${id}" in ${org}. GET /${kind}s/v1/schema lists them.`);
+  const statements = sortIndexSql(`${kind}s`, schema, def.id);
+  if (!statements.length) {
+    throw new UsageError(
+      `${def.id} is a ${def.type} property: ${propertyType(def.type)?.sort?.noIndex ?? 'it cannot be sorted'}.`,
+    );
+  }
+  if (!c.json) c.io.err(`creating ${statements.length} indexes on ${kind}s; large tables take a while…`);
+  for (const s of statements) await s.execute(c.database.db);
+  print(
+    c,
+    { kind, id: def.id, indexes: statements.length },
+    `Sort indexes for ${kind}s.${def.id} are in place.`,
+  );
+}
+
+async function schemaProperty(c: Call) {
+  if (c.rest[0] !== 'add') throw new UsageError('usage: sdg schema property add … (or sdg schema index …)');
+  const { org, id, name, type } = need(c.values, 'org', 'kind', 'id', 'name', 'type');
+  const kind = kindOf(c.values.kind!);
+  await requireOrg(c, org);
+  const options = (c.values.option ?? []).map((o) => {
+    const [id, name, color] = o.split(':');
+    if (!id || !name || !color) throw new UsageError(`--option "${o}" must look like id:Name:#rrggbb`);
+    return { id, name, color };
+  });
+  await defineProperty(c.database.db, org, kind, {
+    id,
+    name,
+    type: type as PropertyTypeName,
+    options,
+    required: c.values.required,
+  });
+  print(c, { orgId: org, kind, id }, `Property ${id} saved on ${kind}s of ${org}.`);
+}
+
+async function parcelsImport(c: Call) {
+  const file = c.rest[0];
+  if (!file) throw new UsageError('usage: sdg parcels import FILE.geojson --portfolio PF [--project PRJ]');
+  const p = await requirePortfolio(c, need(c.values, 'portfolio').portfolio);
+  let geojson: unknown;
+  try {
+    geojson = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`Cannot read ${file} as JSON: ${(e as Error).message}`);
+  }
+  const map: Record<string, string> = {};
+  for (const m of c.values.map ?? []) {
+    const [k, v] = m.split('=');
+    if (!k || !v) throw new UsageError(`--map "${m}" must look like featureKey=propertyId`);
+    map[k] = v;
+  }
+  const { io } = c;
+  const res = await importParcels(c.database.db, geojson, {
+    orgId: p.orgId,
+    portfolioId: p.id,
+    projectId: c.values.project,
+    map,
+    // One line per chunk; on a terminal, one line redrawn.
+    onProgress: (done, total) => {
+      if (!c.json)
+        io.err(io.tty ? `\rimported ${done}/${total} parcels` : `imported ${done}/${total} parcels`);
+    },
+  });
+  if (c.json) io.out(JSON.stringify(res));
+  else {
+    io.out(
+      `\nCreated ${res.created.length} parcels in ${p.id}${res.linkedTo ? `, linked to ${res.linkedTo}` : ''}.`,
+    );
+    if (res.skippedKeys.length)
+      io.out(
+        `Skipped feature properties with no matching parcel property: ${res.skippedKeys.join(', ')} (use --map key=propertyId).`,
+      );
+  }
+}
+
+/** Every command, by its first two words. */
+export const COMMANDS: Record<string, (c: Call) => Promise<void>> = {
+  migrate,
+  seed,
+  'org create': orgCreate,
+  'portfolio create': portfolioCreate,
+  'user create': userCreate,
+  'member add': memberAdd,
+  'guest grant': guestGrant,
+  'key create': keyCreate,
+  'key revoke': keyRevoke,
+  'schema index': schemaIndex,
+  'schema property': schemaProperty,
+  'parcels import': parcelsImport,
+};

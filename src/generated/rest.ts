@@ -1,0 +1,308 @@
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** Input of a create. */
+export type CreateRecordInput = {
+  /** The organization. */
+  orgId: string | number;
+  /** The portfolio that will hold the record. */
+  portfolioId: string | number;
+  /** Property id → value object, as in REST v1. */
+  properties: unknown;
+};
+
+/** Input of a delete. */
+export type DeleteRecordInput = {
+  /** The record id. */
+  id: string | number;
+  /** When given, the record must belong to this organization. */
+  orgId?: string | number | null | undefined;
+  /** When given, the record must belong to this portfolio. */
+  portfolioId?: string | number | null | undefined;
+};
+
+/** Input of a parcel–contact link or unlink. */
+export type ParcelContactInput = {
+  /** The contact; it must be in the parcel's portfolio. */
+  contactId: string | number;
+  /** When given, the parcel must belong to this organization. */
+  orgId?: string | number | null | undefined;
+  /** The parcel. */
+  parcelId: string | number;
+  /** When given, the parcel must belong to this portfolio. */
+  portfolioId?: string | number | null | undefined;
+};
+
+/** Input of a project–contact link or unlink. */
+export type ProjectContactInput = {
+  /** The contact; it must be in the project's portfolio. */
+  contactId: string | number;
+  /** When given, the project must belong to this organization. */
+  orgId?: string | number | null | undefined;
+  /** When given, the project must belong to this portfolio. */
+  portfolioId?: string | number | null | undefined;
+  /** The project. */
+  projectId: string | number;
+};
+
+/** The type of value a property holds. */
+export type PropertyType =
+  /** A yes/no flag, `{ checkbox: true | false }`. */
+  | 'CHECKBOX'
+  /** A calendar date, `{ date: { start } }`. */
+  | 'DATE'
+  /** An e-mail address, `{ text }`. */
+  | 'EMAIL'
+  /** Any options of the property, `{ select: [optionId, …] }`. */
+  | 'MULTI_SELECT'
+  /** A finite decimal number, `{ number }`. */
+  | 'NUMBER'
+  /** One user of the organization, `{ people: [uid] }`. */
+  | 'PEOPLE'
+  /** One option of the property, `{ select: [optionId] }`. */
+  | 'SELECT'
+  /** Free text, `{ text }`. */
+  | 'TEXT'
+  /** An absolute http(s) URL, `{ text }`. */
+  | 'URL';
+
+/** A caller's role in an organization. Guests have no organization role; they reach single portfolios. */
+export type Role =
+  /** Manages the organization's data and people. */
+  | 'ADMIN'
+  /** Reads and writes only the portfolios granted to them. */
+  | 'GUEST'
+  /** Reads and writes every portfolio of the organization. */
+  | 'MEMBER'
+  /** Full control of the organization. */
+  | 'OWNER'
+  /** Reads every portfolio of the organization and writes nothing. */
+  | 'VIEWER';
+
+/** Input of a partial update. */
+export type UpdateRecordInput = {
+  /** The record id. */
+  id: string | number;
+  /** When given, the record must belong to this organization, or the answer is NOT_FOUND. */
+  orgId?: string | number | null | undefined;
+  /** When given, the record must belong to this portfolio, or the answer is NOT_FOUND. */
+  portfolioId?: string | number | null | undefined;
+  /** Only these properties change; a null inner member clears one. */
+  properties: unknown;
+};
+
+export type ListProjectParcelsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListProjectParcelsQuery = { organization: { portfolio: { project: { parcels: { edges: Array<{ node: R_Parcel_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+type R_Contact_Fragment = { id: string, properties: unknown, createdAt: string, updatedAt: string };
+
+type R_Parcel_Fragment = { id: string, properties: unknown, createdAt: string, updatedAt: string };
+
+type R_Project_Fragment = { id: string, properties: unknown, createdAt: string, updatedAt: string };
+
+export type RFragment =
+  | R_Contact_Fragment
+  | R_Parcel_Fragment
+  | R_Project_Fragment
+;
+
+export type LinkProjectContactMutationVariables = Exact<{
+  input: ProjectContactInput;
+}>;
+
+
+export type LinkProjectContactMutation = { linkProjectContact: { linked: boolean } };
+
+export type UnlinkParcelContactMutationVariables = Exact<{
+  input: ParcelContactInput;
+}>;
+
+
+export type UnlinkParcelContactMutation = { unlinkParcelContact: { linked: boolean } };
+
+export type CreateContactMutationVariables = Exact<{
+  input: CreateRecordInput;
+}>;
+
+
+export type CreateContactMutation = { createContact: { contact: R_Contact_Fragment } };
+
+export type ListPortfoliosQueryVariables = Exact<{
+  orgId: string | number;
+}>;
+
+
+export type ListPortfoliosQuery = { organization: { id: string, portfolios: Array<{ id: string, name: string, createdAt: string }> } | null };
+
+export type GetContactSchemaQueryVariables = Exact<{
+  orgId: string | number;
+}>;
+
+
+export type GetContactSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, options: Array<{ id: string, name: string, color: string }> }> } } | null };
+
+export type ListParcelContactsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListParcelContactsQuery = { organization: { portfolio: { parcel: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type ListParcelProjectsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListParcelProjectsQuery = { organization: { portfolio: { parcel: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type GetParcelSchemaQueryVariables = Exact<{
+  orgId: string | number;
+}>;
+
+
+export type GetParcelSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, options: Array<{ id: string, name: string, color: string }> }> } } | null };
+
+export type ListProjectContactsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListProjectContactsQuery = { organization: { portfolio: { project: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type ListOrganizationsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ListOrganizationsQuery = { organizations: Array<{ id: string, name: string }> };
+
+export type UpdateProjectMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment } };
+
+export type LinkParcelContactMutationVariables = Exact<{
+  input: ParcelContactInput;
+}>;
+
+
+export type LinkParcelContactMutation = { linkParcelContact: { linked: boolean } };
+
+export type UnlinkProjectContactMutationVariables = Exact<{
+  input: ProjectContactInput;
+}>;
+
+
+export type UnlinkProjectContactMutation = { unlinkProjectContact: { linked: boolean } };
+
+export type ListContactProjectsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListContactProjectsQuery = { organization: { portfolio: { contact: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type CreateProjectMutationVariables = Exact<{
+  input: CreateRecordInput;
+}>;
+
+
+export type CreateProjectMutation = { createProject: { project: R_Project_Fragment } };
+
+export type ListUsersQueryVariables = Exact<{
+  orgId: string | number;
+}>;
+
+
+export type ListUsersQuery = { organization: { users: Array<{ id: string, email: string, name: string, role: Role | null }> } | null };
+
+export type UpdateContactMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment } };
+
+export type ListContactsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListContactsQuery = { organization: { portfolio: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
+
+export type ListProjectsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListProjectsQuery = { organization: { portfolio: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
+
+export type GetProjectSchemaQueryVariables = Exact<{
+  orgId: string | number;
+}>;
+
+
+export type GetProjectSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, options: Array<{ id: string, name: string, color: string }> }> } } | null };
+
+export type ListContactParcelsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListContactParcelsQuery = { organization: { portfolio: { contact: { parcels: { edges: Array<{ node: R_Parcel_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type UpdateParcelMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment } };
+
+export type DeleteProjectMutationVariables = Exact<{
+  input: DeleteRecordInput;
+}>;
+
+
+export type DeleteProjectMutation = { deleteProject: { deletedId: string } };
+
+export type DeleteContactMutationVariables = Exact<{
+  input: DeleteRecordInput;
+}>;
+
+
+export type DeleteContactMutation = { deleteContact: { deletedId: string } };

@@ -1,0 +1,114 @@
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  execute,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+  getVariableValues,
+  type OperationDefinitionNode,
+  parse,
+  validate,
+} from 'graphql';
+import type { CompiledQuery } from 'graphql-jit';
+import { type Context, routeToReadPool } from '../context.js';
+import { AppError } from '../errors.js';
+import { appErrorOf, rejection } from './errors.js';
+import { compileOrNull, JitCache, type JitOptions } from './jit.js';
+import { enforceLimits, type GraphQLLimits } from './limits.js';
+
+/** An operation to run: parsed and validated (by Apollo, or by `prepare` for fixed documents). */
+export interface Operation {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  operationName?: string | null;
+  /** Compiled ahead (fixed documents); otherwise the JIT cache decides. */
+  compiled?: CompiledQuery | null;
+}
+
+/** What a transport says about a request beyond the operation itself. */
+export interface RunOptions {
+  /** Cost (nodes the operation could return) above which the request waits for a heavy slot. */
+  heavyCost: number;
+}
+
+/**
+ * The one way every operation runs, for REST and /graphql alike: the abuse limits, admission of
+ * heavy operations, the read pool for queries, then execution by graphql-jit (compiled) or
+ * graphql-js (cold). Refusals come back as GraphQL errors carrying the AppError (errors.ts), so
+ * each transport maps errors in one place.
+ */
+export class Executor {
+  readonly jit: JitCache;
+
+  constructor(
+    readonly schema: GraphQLSchema,
+    private readonly limits: GraphQLLimits,
+    jit: JitOptions = {},
+  ) {
+    this.jit = new JitCache(schema, jit);
+  }
+
+  /**
+   * A fixed document (a REST route's), parsed, validated and compiled now: a broken one fails the
+   * boot, not a request.
+   */
+  prepare(source: string, what: string): Operation {
+    const document = parse(source);
+    const errors = validate(this.schema, document);
+    const operation = getOperationAST(document);
+    if (errors.length || !operation)
+      throw new Error(`${what}: ${errors.map((e) => e.message).join('; ') || 'not one operation'}`);
+    const compiled = compileOrNull(this.schema, document);
+    if (!compiled) throw new Error(`${what}: graphql-jit cannot compile it`);
+    return { document, operation, compiled };
+  }
+
+  async execute(
+    ctx: Context,
+    op: Operation,
+    variables: Record<string, unknown>,
+    opts: RunOptions,
+  ): Promise<ExecutionResult> {
+    try {
+      const { cost } = enforceLimits(this.limits, op.document, op.operation, variables);
+      if (cost > opts.heavyCost) await ctx.admit?.();
+    } catch (err) {
+      if (err instanceof AppError) return { errors: [rejection(err)] };
+      if (err instanceof GraphQLError) return { errors: [rejection(appErrorOf(err))] };
+      throw err; // the client left while waiting for a slot
+    }
+    // Only a query reads from the replica: every read of a request that writes stays on the primary.
+    if (op.operation.operation === 'query') routeToReadPool(ctx);
+    const compiled = op.compiled ?? this.jit.hot(op.document, op.operationName);
+    if (!compiled)
+      return execute({
+        schema: this.schema,
+        document: op.document,
+        contextValue: ctx,
+        variableValues: variables,
+        operationName: op.operationName,
+      });
+    // Variables are checked by graphql-js, so a mistake in them reads exactly as it does cold.
+    const vars = getVariableValues(this.schema, op.operation.variableDefinitions ?? [], variables, {
+      maxErrors: 50,
+    });
+    if (vars.errors) return { errors: vars.errors };
+    const result = await compiled.query(undefined, ctx, variables);
+    return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
+  }
+}
+
+/**
+ * graphql-jit's errors leave `extensions` undefined, which Apollo's error formatting cannot read;
+ * a graphql-js GraphQLError with the same message, path, locations and original error can.
+ */
+function asGraphQLError(e: GraphQLError): GraphQLError {
+  const g = new GraphQLError(e.message, {
+    path: e.path,
+    originalError: e.originalError ?? undefined,
+    extensions: e.extensions,
+  });
+  if (e.locations) Object.defineProperty(g, 'locations', { value: e.locations, enumerable: true });
+  return g;
+}

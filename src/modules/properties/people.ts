@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import { anyOf, define, idList, LABELS_SCHEMA, strictObject } from './property-type.js';
+
+export type PeopleStored = { people: string[] };
+
+/**
+ * One user of the organization (a member or a guest), `{ people: [uid] }`. Which users exist is
+ * the organization's to say, so writes and filters name their ids to the caller (`users`,
+ * `cx.person`), which checks them against the org before anything is stored or run.
+ */
+export const people = define<'people', PeopleStored>({
+  name: 'people',
+  shape: {
+    member: 'people',
+    graphqlType: 'PeopleValue',
+    // `users` needs the organization's user list: src/modules/records/resolvers.ts resolves it.
+    graphqlFields: {},
+    openapi: {
+      name: 'PeopleValue',
+      read: strictObject(
+        {
+          people: {
+            type: 'array',
+            items: { type: 'string', minLength: 1 },
+            description: 'One user id (`uid`).',
+            minItems: 1,
+            maxItems: 1,
+          },
+          labels: LABELS_SCHEMA,
+        },
+        ['people'],
+        'A people value: exactly one user id.',
+        { examples: [{ people: ['usr_…'], labels: ['Alice Ambrose'] }] },
+      ),
+      write: strictObject(
+        {
+          people: {
+            type: ['array', 'null'],
+            items: { type: 'string', minLength: 1 },
+            minItems: 1,
+            maxItems: 1,
+          },
+          labels: LABELS_SCHEMA,
+        },
+        ['people'],
+        'Sets a people property to exactly one user id of the organization; `{ "people": null }` clears it.',
+      ),
+    },
+    labels: (v, _def, users) => v.people.map((uid) => users?.get(uid)?.name ?? uid),
+  },
+  example: '{ "people": ["<user id>"] }',
+  check: (v) =>
+    !Array.isArray(v) || v.length !== 1 || typeof v[0] !== 'string' || !v[0]
+      ? { reason: 'people takes exactly one user id: { "people": ["usr_…"] }' }
+      : { value: { people: [v[0]] } },
+  users: (v) => v.people,
+  filter: {
+    group: 'people',
+    operators: ['in', 'me', 'isEmpty'],
+    compile(op, v, cx) {
+      if (op === 'me') return v ? cx.contains({ people: [cx.viewerId] }) : sql`true`;
+      const uids = idList(v, cx);
+      if (!uids) return sql`false`;
+      for (const uid of uids) cx.person(uid);
+      return anyOf(uids.map((u) => cx.contains({ people: [u] })));
+    },
+    empty: (p) => sql`${p} is null`,
+  },
+  facet: 'people',
+  fromImport: (v) => ({ people: [String(v)] }),
+});

@@ -1,0 +1,140 @@
+import type { Context } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { type ConnectionArgs, pageWindow } from '../../pagination/connection.js';
+import { namesUsers, PROPERTY_TYPES, propertyType } from '../properties/registry.js';
+import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js';
+import { LISTS, type ListName } from './lists.js';
+import type { PageRow } from './repository.js';
+import type { ConnectionModel, EdgeModel, FacetModel } from './types.js';
+import { peopleOf, schemaOf, userMap } from './values.js';
+
+/** "select, multi_select or people": the types with facets, for messages. */
+const FACETED = PROPERTY_TYPES.filter((t) => t.facet)
+  .map((t) => t.name)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
+
+/**
+ * One page of a list (a portfolio's records or a link side) as a Relay connection. The parent has
+ * already been access-checked by the caller.
+ */
+export async function listPage(
+  ctx: Context,
+  list: ListName,
+  orgId: string,
+  parentId: string,
+  args: ConnectionArgs & QueryArgs,
+): Promise<ConnectionModel> {
+  const w = pageWindow(args);
+  const query = await compileListQuery(ctx, LISTS[list].childKind, orgId, args);
+  // A cursor names its list, parent and query: replayed under another filter, order or search it
+  // is refused (INVALID_CURSOR) rather than silently skipping or repeating rows.
+  const scope = query.sig ? `${list}:${parentId}:${query.sig}` : `${list}:${parentId}`;
+  const bound = w.cursor ? decodeBound(ctx, scope, w.cursor, query) : undefined;
+  const rows =
+    w.size === 0
+      ? []
+      : await ctx.loaders.page.load({
+          list,
+          orgId,
+          parentId,
+          limit: w.size + 1,
+          direction: w.direction,
+          query,
+          bound,
+        });
+  const more = rows.length > w.size;
+  const pageRows = rows.slice(0, w.size);
+  if (w.direction === 'backward') pageRows.reverse();
+  const edges = pageRows.map((r) => edgeOf(ctx, scope, r));
+  if (pageRows.length) await prepareReads(ctx, orgId, list, pageRows);
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: w.direction === 'forward' ? more : !!w.cursor,
+      hasPreviousPage: w.direction === 'backward' ? more : !!w.cursor,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount: () => ctx.loaders.count.load({ list, orgId, parentId, query }),
+    facets: (propertyId: string) => listFacets(ctx, list, orgId, parentId, query, propertyId),
+  };
+}
+
+/** A cursor's values, checked against the list's order: each sort key's type, then (time, id). */
+function decodeBound(ctx: Context, scope: string, cursor: string, query: RecordQuery) {
+  const arity = query.keys.length + 2;
+  const bound = ctx.cursors.decode(scope, cursor, arity);
+  if (
+    typeof bound[arity - 2] !== 'number' ||
+    typeof bound[arity - 1] !== 'string' ||
+    query.keys.some((k, i) => typeof bound[i] !== (k.type === 'ts' ? 'number' : 'string'))
+  )
+    throw new AppError('INVALID_CURSOR', 'The cursor is malformed.');
+  return bound;
+}
+
+function edgeOf(ctx: Context, scope: string, r: PageRow): EdgeModel {
+  ctx.loaders.record[r.record.kind].prime(r.record.id, r.record);
+  let cursor: string | undefined;
+  return {
+    node: r.record,
+    linkedAt: r.linkedAt,
+    // Signed only if asked for: REST pages read one cursor (nextKey), not one per item.
+    get cursor() {
+      cursor ??= ctx.cursors.encode(scope, [...r.keys, r.sortAt.getTime(), r.record.id]);
+      return cursor;
+    },
+  };
+}
+
+/** Loads what every record's `properties` needs once, so that thousands of them resolve synchronously. */
+async function prepareReads(ctx: Context, orgId: string, list: ListName, rows: PageRow[]) {
+  await schemaOf(ctx, orgId, LISTS[list].childKind);
+  if (rows.some((r) => namesUsers(r.record.properties))) await userMap(ctx, orgId);
+}
+
+/**
+ * Counts per option (every option of the property, in schema order, zeros included) or per user
+ * (users with records, most first), then the records without a value when there are any.
+ */
+async function listFacets(
+  ctx: Context,
+  list: ListName,
+  orgId: string,
+  parentId: string,
+  query: RecordQuery,
+  propertyId: string,
+): Promise<FacetModel[]> {
+  const schema = await ctx.loaders.schema.load({ orgId, kind: LISTS[list].childKind });
+  const def = schema.byId.get(propertyId);
+  const member = def && propertyType(def.type)?.facet;
+  if (!def || !member)
+    throw new AppError('VALIDATION_FAILED', `facets need a ${FACETED} property.`, [
+      {
+        field: propertyId,
+        reason: def
+          ? `a ${def.type} property has no facets; use a ${FACETED} property`
+          : `unknown property "${propertyId}"; the property schema lists the ids`,
+      },
+    ]);
+  const counts = await ctx.loaders.facets.load({ list, orgId, parentId, query, propertyId, member });
+  const none = counts.find((c) => c.value === null);
+  const tail = none ? [{ value: null, label: null, count: none.count }] : [];
+  if (member === 'select') {
+    const by = new Map(counts.map((c) => [c.value, c.count]));
+    return [...def.options.map((o) => ({ value: o.id, label: o.name, count: by.get(o.id) ?? 0 })), ...tail];
+  }
+  const users = counts
+    .filter((c) => c.value !== null)
+    .sort((a, b) => b.count - a.count || a.value!.localeCompare(b.value!));
+  const named = await peopleOf(
+    ctx,
+    orgId,
+    users.map((u) => u.value!),
+  );
+  return [
+    ...users.map((u, i) => ({ value: u.value, label: named[i]?.name ?? null, count: u.count })),
+    ...tail,
+  ];
+}

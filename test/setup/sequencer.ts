@@ -1,0 +1,26 @@
+import type { TestSpecification } from 'vitest/node';
+import { BaseSequencer } from 'vitest/node';
+
+/**
+ * Files whose time is not in their size: they start servers or benchmarks as their own processes.
+ * Vitest runs unknown files largest first, so these small files used to start last and run alone
+ * at the end while the other core idled.
+ */
+const SLOW = [
+  'test/bench-smoke.test.ts',
+  'test/faults/kill.test.ts',
+  'test/faults/shutdown.test.ts',
+  'test/e2e/graphiql.browser.test.ts',
+];
+
+export class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = SLOW.findIndex((s) => f.moduleId.endsWith(s));
+      return i < 0 ? SLOW.length : i;
+    };
+    // Array.prototype.sort is stable: the base order holds within each rank.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}

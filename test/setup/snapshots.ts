@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { createDatabase, type Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { seedDemo } from '../../src/seed/demo.js';
+import { createScratchDatabase, type DatabaseSnapshots } from '../helpers/database.js';
+
+/**
+ * Global setup of the integration tests: migrates one database and seeds one demo, once per run, so
+ * that each test file starts from a copy (a PGlite data folder dump, or a Postgres template
+ * database) instead of paying for initdb, the migrations and the seed again. Copies are separate
+ * databases: no test file sees another's writes.
+ */
+export default async function setup(project: TestProject) {
+  const url = process.env.DATABASE_URL;
+  const made = url ? await postgresSnapshots(url) : await pgliteSnapshots();
+  project.provide('databaseSnapshots', made.snapshots);
+  return made.remove;
+}
+
+async function pgliteSnapshots() {
+  const dir = mkdtempSync(join(tmpdir(), 'sdg-snapshots-'));
+  const database = await createDatabase({ dataDir: 'memory://' });
+  try {
+    await migrateToLatest(database.db);
+    const migrated = await save(database, join(dir, 'migrated.tar'));
+    const demo = await seedDemo(database.db);
+    const seeded = await save(database, join(dir, 'seeded.tar'));
+    const snapshots: DatabaseSnapshots = { backend: 'pglite', migrated, seeded, demo };
+    return { snapshots, remove: async () => rmSync(dir, { recursive: true, force: true }) };
+  } finally {
+    await database.close();
+  }
+}
+
+async function save(database: Database, file: string): Promise<string> {
+  writeFileSync(file, Buffer.from(await (await database.dump!()).arrayBuffer()));
+  return file;
+}
+
+/** Two template databases; CREATE DATABASE … TEMPLATE copies them while no one is connected to them. */
+async function postgresSnapshots(url: string) {
+  const migrated = await createScratchDatabase(url);
+  const seeded = await createScratchDatabase(url);
+  await prepare(migrated.url, false);
+  const demo = (await prepare(seeded.url, true))!;
+  const snapshots: DatabaseSnapshots = {
+    backend: 'postgres',
+    migrated: migrated.name,
+    seeded: seeded.name,
+    demo,
+  };
+  return { snapshots, remove: async () => void (await Promise.all([migrated.drop(), seeded.drop()])) };
+}
+
+async function prepare(url: string, seed: boolean) {
+  const database = await createDatabase({ url, poolSize: 2 });
+  try {
+    await migrateToLatest(database.db);
+    return seed ? await seedDemo(database.db) : undefined;
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  test('reads every setting from the environment it is given, not only from process.env', () => {
+    const cfg = loadConfig({
+      PORT: '4100',
+      BODY_LIMIT_BYTES: '2048',
+      STATEMENT_TIMEOUT_MS: '500',
+      RATE_LIMIT_PER_SECOND: '0.5',
+      RATE_LIMIT_BURST: '3',
+      REQUEST_TIMEOUT_MS: '1000',
+      HEAVY_REQUEST_SLOTS: '0',
+      HEAVY_REQUEST_WAIT_MS: '10',
+      DATABASE_URL: 'postgres://x@h/db',
+    });
+    expect(cfg).toMatchObject({
+      port: 4100,
+      bodyLimit: 2048,
+      statementTimeoutMs: 500,
+      rateLimit: { perSecond: 0.5, burst: 3 },
+      requestTimeoutMs: 1000,
+      admission: { slots: 0, maxWaitMs: 10 },
+      databaseUrl: 'postgres://x@h/db',
+    });
+  });
+
+  test('defaults where unset; a bad number names the variable', () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 4000,
+      bodyLimit: 1_048_576,
+      rateLimit: { perSecond: 50, burst: 200 },
+    });
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be a non-negative integer, got "eighty"/);
+    expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: '-1' })).toThrow(/RATE_LIMIT_PER_SECOND/);
+  });
+});

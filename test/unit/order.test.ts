@@ -1,0 +1,82 @@
+import { describe, expect, test } from 'vitest';
+import type { ErrorDetail } from '../../src/errors.js';
+import {
+  compileOrder,
+  MAX_ORDER_KEYS,
+  type OrderInput,
+  sortIndexSql,
+} from '../../src/modules/records/order.js';
+import { SCHEMA } from './schema.js';
+import { compiled } from './sql.js';
+
+const order = (o: OrderInput[]) => {
+  const details: ErrorDetail[] = [];
+  const keys = compileOrder(SCHEMA, o, details);
+  return { keys: keys.map((k) => ({ ...compiled(k.expr), type: k.type, dir: k.dir })), details };
+};
+
+describe('orderBy compilation', () => {
+  test('a property sorts by its jsonb value, never null: the sentinel follows direction and nulls', () => {
+    const { keys } = order([
+      { property: 't_number' },
+      { property: 't_text', direction: 'DESC', nulls: 'FIRST' },
+    ]);
+    expect(keys).toEqual([
+      {
+        sql: `coalesce(c.properties -> $1::text -> 'number', 'true'::jsonb)`,
+        parameters: ['t_number'],
+        type: 'json',
+        dir: 'asc',
+      },
+      {
+        sql: `coalesce(c.properties -> $1::text -> 'text', 'true'::jsonb)`,
+        parameters: ['t_text'],
+        type: 'json',
+        dir: 'desc',
+      },
+    ]);
+    expect(order([{ property: 't_date', nulls: 'FIRST' }]).keys[0].sql).toBe(
+      `coalesce(c.properties -> $1::text -> 'date' -> 'start', 'null'::jsonb)`,
+    );
+  });
+
+  test('select sorts by option position, checkbox as 0 and 1, record fields by their column', () => {
+    const { keys } = order([{ property: 't_select' }, { property: 't_checkbox' }, { field: 'UPDATED_AT' }]);
+    expect(keys[0]).toMatchObject({
+      sql: `coalesce(to_jsonb(array_position($1::text[], c.properties -> $2::text -> 'select' ->> 0)), 'true'::jsonb)`,
+      parameters: [['a', 'b', 'c'], 't_select'],
+    });
+    expect(keys[1].sql).toContain(`when 'false'::jsonb then '0'::jsonb`);
+    expect(keys[2]).toEqual({ sql: 'c.updated_at', parameters: [], type: 'ts', dir: 'asc' });
+  });
+
+  test('what cannot be sorted is named, with the sortable types', () => {
+    const reasons = (o: OrderInput[]) => order(o).details.map((d) => d.reason);
+    expect(reasons([{ property: 't_multi' }])).toEqual([
+      'a multi_select property cannot be sorted by; sortable types: text, url, email, number, date, select, checkbox',
+    ]);
+    expect(reasons([{ property: 'nope' }])).toEqual([
+      'unknown property "nope"; the property schema lists the ids',
+    ]);
+    expect(reasons([{ property: 't_text', field: 'CREATED_AT' }])).toEqual([
+      'give exactly one of property and field',
+    ]);
+    expect(reasons([{ field: 'CREATED_AT', nulls: 'LAST' }])).toEqual([
+      'CREATED_AT is never null; drop nulls',
+    ]);
+    expect(reasons(Array(MAX_ORDER_KEYS + 1).fill({ field: 'CREATED_AT' }))).toEqual([
+      `at most ${MAX_ORDER_KEYS} sort keys`,
+    ]);
+  });
+
+  test('sort indexes: two per sortable property, none where the order depends on the schema', () => {
+    const [hi, lo] = sortIndexSql('projects', SCHEMA, 't_number').map((s) => compiled(s).sql);
+    expect(hi).toBe(
+      `create index if not exists "projects_sort_t_number_hi_idx" on "projects" (org_id, portfolio_id, (coalesce(properties -> 't_number'::text -> 'number', 'true'::jsonb)), created_at, id)`,
+    );
+    expect(lo).toContain(`'null'::jsonb`);
+    expect(sortIndexSql('projects', SCHEMA, 't_select')).toEqual([]);
+    expect(sortIndexSql('projects', SCHEMA, 't_people')).toEqual([]);
+    expect(sortIndexSql('projects', SCHEMA, 't_checkbox')).toHaveLength(2);
+  });
+});
