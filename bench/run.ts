@@ -43,6 +43,13 @@ const HELP = `npm run bench -- [options]
   --rounds <n>         with --peers: rounds per concurrency (default 3)
   --label <name>       suffix for the result files
   --no-write           print the table, write no result files
+  --abuse              instead of the scenarios above: the five attacks of issue 12 against the gateway
+                       (default rate limits) with a well-behaved tenant alongside; reports the tenant's
+                       p50/p99 under each attack as a ratio to calm, and the gateway's peak RSS
+                       (Postgres only; database sdg_bench_abuse, scale 0.1, 15 s per window unless
+                       given; --only picks attacks: fragments, variable-default, junk-keys,
+                       random-keys, silent-db; see bench/README.md)
+  --unlimited-key      with --abuse: lift the per-key rate limit, as if the attacker held many keys
 `;
 
 async function main() {
@@ -69,6 +76,8 @@ async function main() {
       rounds: { type: 'string' },
       label: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
+      abuse: { type: 'boolean', default: false },
+      'unlimited-key': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -135,6 +144,8 @@ async function main() {
     }
     return;
   }
+  // Loaded only when asked for.
+  if (v.abuse) return (await import('./abuse-cli.js')).abuseCommand(o, v);
   if (v.processes) throw new Error('--processes only applies with --scaleout');
   if (v.peers) {
     await peersCommand(o, {

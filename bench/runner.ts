@@ -260,6 +260,8 @@ export const gatewayEnv = (serverEnv: Record<string, string>) => ({
   SDG_EXPOSE_SQL_COUNT: '1',
   RATE_LIMIT_PER_SECOND: '1000000000',
   RATE_LIMIT_BURST: '1000000000',
+  RATE_LIMIT_ADDRESS_PER_SECOND: '1000000000',
+  RATE_LIMIT_ADDRESS_BURST: '1000000000',
 });
 
 /** The scenarios' context; the deep page's cursor is read through the gateway's public API. */

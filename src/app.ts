@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { type Database, forRequest, type StatementCounter } from './db/database.js';
 import { GRAPHIQL_PUBLIC_PATHS, registerGraphiQL } from './graphiql/routes.js';
 import { Executor } from './graphql/executor.js';
@@ -9,8 +8,16 @@ import { buildSchema } from './graphql/schema.js';
 import { registerGraphQL } from './graphql/server.js';
 import { Admission, type AdmissionConfig, DEFAULT_ADMISSION, installAdmission } from './http/admission.js';
 import { installAuth } from './http/auth.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
-import { installRateLimit, type RateLimitConfig, type RateLimitStore } from './http/rate-limit.js';
+import { registerHealth } from './http/health.js';
+import { installLingeringClose } from './http/lingering-close.js';
+import {
+  installRateLimit,
+  type RateLimitConfig,
+  type RateLimitStore,
+  trustedProxies,
+} from './http/rate-limit.js';
 import { OPENAPI_PUBLIC_PATHS, registerOpenApi } from './openapi/routes.js';
 import { CursorCodec } from './pagination/cursor.js';
 import { registerRest } from './rest/adapter.js';
@@ -31,6 +38,8 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** Adds an `x-sql-statements` response header (tests, benchmarks). */
   exposeStatementCount?: boolean;
+  /** Proxies whose X-Forwarded-For is believed (TRUST_PROXY); none unless given. */
+  trustProxy?: string | number;
   /** Per-key rate limiting; off unless given (the server turns it on from the environment). */
   rateLimit?: { store: RateLimitStore; config: RateLimitConfig };
   /** A read pool (DATABASE_READ_URL) for read-only requests. */
@@ -84,7 +93,11 @@ function createServer(opts: AppOptions): FastifyInstance {
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     bodyLimit: opts.bodyLimit ?? 1_048_576,
     requestTimeout: opts.requestTimeoutMs ?? 30_000,
+    // Node checks request timeouts every 30 s by default, so a slow sender could hold a socket twice as long.
+    http: { connectionsCheckingInterval: 1_000 },
     frameworkErrors,
+    clientErrorHandler,
+    trustProxy: trustedProxies(opts.trustProxy),
     // Honour a caller's request id if it is sane, so logs can be correlated across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -104,20 +117,9 @@ function createServer(opts: AppOptions): FastifyInstance {
   // wrongly-typed body into a 400 about its shape instead of a 415 about its type.
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
+  installLingeringClose(app);
   if (opts.rateLimit) installRateLimit(app, opts.rateLimit.store, opts.rateLimit.config);
   return app;
-}
-
-function registerHealth(app: FastifyInstance, database: Database): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_req, reply) => {
-    try {
-      await sql`select 1`.execute(database.db);
-      return { status: 'ready', database: database.backend };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable', database: database.backend });
-    }
-  });
 }
 
 async function loadCursorSecret(database: Database): Promise<string> {

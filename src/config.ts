@@ -1,4 +1,5 @@
 import { DEFAULT_ADMISSION } from './http/admission.js';
+import { DEFAULT_ADDRESS_LIMIT } from './http/rate-limit.js';
 
 /** Runtime configuration, from the environment. Every knob has a safe default. */
 export interface Config {
@@ -18,8 +19,13 @@ export interface Config {
   seedDemoOnEmpty: boolean;
   /** Send `x-sql-statements` on every response (benchmarks). */
   exposeStatementCount: boolean;
-  /** Token bucket per API key; perSecond 0 turns rate limiting off. */
-  rateLimit: { perSecond: number; burst: number };
+  /**
+   * Token bucket per API key, and per client address for requests without a known-valid key;
+   * perSecond 0 turns rate limiting off.
+   */
+  rateLimit: { perSecond: number; burst: number; address: { perSecond: number; burst: number } };
+  /** Proxies whose X-Forwarded-For is believed (addresses, CIDRs or a hop count); none by default. */
+  trustProxy?: string | number;
   /** Shares the rate limit across replicas when set. */
   redisUrl?: string;
   /** Time allowed to receive a whole request, ms. */
@@ -43,6 +49,21 @@ const int = (env: Env, name: string, fallback: number) => nonNegative(env, name,
 /** Fractions allowed (a rate such as 0.5 per second). */
 const num = (env: Env, name: string, fallback: number) => nonNegative(env, name, fallback, false);
 
+/**
+ * TRUST_PROXY: the proxies in front of the gateway, as addresses or CIDRs (comma-separated, or
+ * `loopback`), or as a number of hops. Only X-Forwarded-For entries added by them are believed;
+ * trusting everyone would let any client pick the address its rate limit is kept by.
+ */
+function trustProxy(v: string | undefined): string | number | undefined {
+  if (v === undefined || v.trim() === '') return undefined;
+  if (/^\d+$/.test(v.trim())) return Number(v);
+  if (/^(true|\*|all)$/i.test(v.trim()))
+    throw new Error(
+      'TRUST_PROXY must name the proxies (addresses or CIDRs, comma-separated, or loopback) or a hop count; trusting every sender would let any client choose its own address',
+    );
+  return v;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: int(env, 'PORT', 4000),
@@ -55,7 +76,15 @@ export function loadConfig(env: Env = process.env): Config {
     statementTimeoutMs: int(env, 'STATEMENT_TIMEOUT_MS', 10_000),
     seedDemoOnEmpty: env.SDG_SEED_DEMO !== '0',
     exposeStatementCount: env.SDG_EXPOSE_SQL_COUNT === '1',
-    rateLimit: { perSecond: num(env, 'RATE_LIMIT_PER_SECOND', 50), burst: int(env, 'RATE_LIMIT_BURST', 200) },
+    rateLimit: {
+      perSecond: num(env, 'RATE_LIMIT_PER_SECOND', 50),
+      burst: int(env, 'RATE_LIMIT_BURST', 200),
+      address: {
+        perSecond: num(env, 'RATE_LIMIT_ADDRESS_PER_SECOND', DEFAULT_ADDRESS_LIMIT.perSecond),
+        burst: int(env, 'RATE_LIMIT_ADDRESS_BURST', DEFAULT_ADDRESS_LIMIT.burst),
+      },
+    },
+    trustProxy: trustProxy(env.TRUST_PROXY),
     redisUrl: env.REDIS_URL || undefined,
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000),
     admission: {

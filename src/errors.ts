@@ -16,8 +16,10 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
@@ -103,7 +105,7 @@ export function toAppError(
     );
   if (
     (e?.code && (UNAVAILABLE_PG.has(e.code) || UNAVAILABLE_NODE.has(e.code))) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(
       e?.message ?? '',
     )
   ) {

@@ -41,6 +41,7 @@ async function main() {
     graphqlLimits: limitsFromEnv(),
     admission: cfg.admission,
     rateLimit: store && { store, config: cfg.rateLimit },
+    trustProxy: cfg.trustProxy,
   });
   // The address actually bound (PORT=0 picks a free port).
   const base = await app.listen({ port: cfg.port, host: cfg.host });

@@ -13,6 +13,7 @@ import {
   PostgresQueryCompiler,
   type QueryResult,
   type RootOperationNode,
+  sql,
   type UnknownRow,
 } from 'kysely';
 import pg from 'pg';
@@ -49,6 +50,8 @@ export interface Database {
   stats: { statements: number };
   /** Whether request-scoped handles refuse statements that do not filter on org_id. */
   tenantGuard: boolean;
+  /** Runs `select 1` on a pooled connection; rejects if that takes longer than `timeoutMs`. */
+  ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -105,15 +108,65 @@ export function rootHandle(db: Kysely<DB>): Kysely<DB> {
 // Keep timestamps as Date and bigint counts as numbers; jsonb is parsed by pg already.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/**
+ * How long a statement may go unanswered before the client gives up on its connection: the server's
+ * statement_timeout plus this grace. A slow query is cancelled by the server first (503 TIMEOUT); no
+ * answer at all means the path to the server is gone (packets dropped, no refusal), which TCP alone
+ * notices only after many minutes.
+ */
+export const QUERY_TIMEOUT_GRACE_MS = 2_000;
+/** Opening a connection, or waiting for a free one in the pool, longer than this answers 503. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+const READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * A pg client that drops its socket when a query times out on the client side. pg reports the
+ * timeout but keeps the connection, with the unanswered query still in flight, so the pool would
+ * hand it out again and every later query on it would hang too. Destroyed, the pool replaces it.
+ */
+class TimeoutSafeClient extends pg.Client {
+  // pg's query() has a dozen overloads; this only watches the promise it returns.
+  override query(...args: any[]): any {
+    const out = (super.query as (...a: unknown[]) => unknown).apply(this, args);
+    if (out && typeof (out as Promise<unknown>).catch === 'function')
+      (out as Promise<unknown>).catch((err: Error) => {
+        if (err?.message === READ_TIMEOUT)
+          (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      });
+    return out;
+  }
+}
+
+/** Rejects with `message` when `p` takes longer than `ms`; `onLate` gets the value if it comes later. */
+function within<T>(p: Promise<T>, ms: number, message: string, onLate?: (v: T) => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let late = false;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      reject(new Error(message));
+    }, ms);
+  });
+  p.then((v) => late && onLate?.(v)).catch(() => {});
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
 export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
   const stats = { statements: 0 };
   const tenantGuard = opts.tenantGuard ?? process.env.SDG_TENANT_GUARD === '1';
   if (opts.url) {
+    const statementTimeout = opts.statementTimeoutMs ?? 10_000;
     const pool = new pg.Pool({
       connectionString: opts.url,
+      Client: TimeoutSafeClient,
       max: opts.poolSize ?? 10,
-      statement_timeout: opts.statementTimeoutMs ?? 10_000,
-      connectionTimeoutMillis: 5_000,
+      statement_timeout: statementTimeout,
+      query_timeout: statementTimeout + QUERY_TIMEOUT_GRACE_MS,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // Keeps idle connections alive through NAT and firewalls, and lets the kernel notice a dead peer.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     });
     // A client losing its server (Postgres restart, network cut) must not crash the process: idle
     // clients report through the pool, checked-out ones through their own 'error' event. The
@@ -131,6 +184,23 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
       describe: `postgres://${u.host}${u.pathname}`,
       stats,
       tenantGuard,
+      ping: async (timeoutMs) => {
+        const started = Date.now();
+        const client = await within(
+          pool.connect(),
+          timeoutMs,
+          'timeout exceeded when trying to connect',
+          (late) => late.release(),
+        );
+        const left = Math.max(1, timeoutMs - (Date.now() - started));
+        try {
+          await client.query({ text: 'select 1', query_timeout: left } as pg.QueryConfig);
+          client.release();
+        } catch (err) {
+          client.release(err as Error);
+          throw err;
+        }
+      },
       close: () => db.destroy(),
     };
   }
@@ -157,6 +227,9 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
       ? 'embedded PGlite (in memory)'
       : `embedded PGlite at ${resolve(dataDir)}`,
     dump: () => pglite.dumpDataDir('none'),
+    ping: async (timeoutMs) => {
+      await within(sql`select 1`.execute(db), timeoutMs, 'the database did not answer in time');
+    },
     close: async () => {
       await db.destroy();
       await pglite.close();

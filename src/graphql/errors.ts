@@ -15,6 +15,11 @@ const GRAPHQL_CODES: Record<string, AppError['code']> = {
 
 type Log = Pick<FastifyBaseLogger, 'error'>;
 
+const isClientStatus = (http: unknown) => {
+  const status = (http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
+};
+
 /**
  * The one mapping from a GraphQL error to the closed set of codes, for REST bodies and /graphql
  * `extensions` alike. A domain error travels inside the GraphQL error as its originalError and
@@ -29,6 +34,9 @@ export function appErrorOf(err: GraphQLError, log?: Log): AppError & { errorId?:
       ? (GRAPHQL_CODES[code] ?? (isErrorCode(code) && code !== 'INTERNAL' ? code : undefined))
       : undefined;
   if (mapped) return new AppError(mapped, err.message);
+  // Apollo's own refusals of a request (a persisted-query hash that does not match the query)
+  // carry a 4xx status and no cause: the caller's mistake, with a message safe to show.
+  if (!original && isClientStatus(err.extensions?.http)) return new AppError('BAD_REQUEST', err.message);
   const logged = (errorId: string, e: unknown) => log?.error({ err: e, errorId }, 'unhandled error');
   // A fault below GraphQL (the database, a bug): TIMEOUT, UNAVAILABLE, or masked INTERNAL.
   if (original && !(original instanceof GraphQLError)) return toAppError(original, logged);

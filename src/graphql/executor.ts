@@ -14,6 +14,7 @@ import type { CompiledQuery } from 'graphql-jit';
 import { type Context, routeToReadPool } from '../context.js';
 import { AppError } from '../errors.js';
 import { appErrorOf, rejection } from './errors.js';
+import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { compileOrNull, JitCache, type JitOptions } from './jit.js';
 import { enforceLimits, type GraphQLLimits } from './limits.js';
 
@@ -30,6 +31,12 @@ export interface Operation {
 export interface RunOptions {
   /** Cost (nodes the operation could return) above which the request waits for a heavy slot. */
   heavyCost: number;
+  /**
+   * The transport has bounded and validated its inputs itself (REST: parameters and bodies, with
+   * details named in REST's terms); otherwise variables are checked here, before graphql-js
+   * coerces them.
+   */
+  inputsChecked?: boolean;
 }
 
 /**
@@ -71,7 +78,13 @@ export class Executor {
     opts: RunOptions,
   ): Promise<ExecutionResult> {
     try {
-      const { cost } = enforceLimits(this.limits, op.document, op.operation, variables);
+      // Input values are bounded before graphql-js coerces (and recurses into) them, and the cost
+      // is measured with the variables as graphql-js will coerce them, defaults included.
+      if (!opts.inputsChecked) {
+        checkLiteralDepth(op.document, this.limits.maxInputDepth);
+        checkVariables(variables, this.limits.maxInputDepth);
+      }
+      const { cost } = enforceLimits(this.limits, this.schema, op.document, op.operation, variables);
       if (cost > opts.heavyCost) await ctx.admit?.();
     } catch (err) {
       if (err instanceof AppError) return { errors: [rejection(err)] };

@@ -1,11 +1,28 @@
 import {
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   GraphQLError,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  getArgumentValues,
+  getNamedType,
+  getVariableValues,
+  isAbstractType,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isIntrospectionType,
+  isListType,
+  isNonNullType,
+  isObjectType,
   Kind,
   type OperationDefinitionNode,
+  SchemaMetaFieldDef,
   type SelectionSetNode,
-  type ValueNode,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE } from '../pagination/connection.js';
 
@@ -15,10 +32,14 @@ export interface GraphQLLimits {
   maxDepth: number;
   /** Most nodes an operation may ask for, counted like GitHub: page sizes multiply down the tree. */
   maxCost: number;
-  /** Most aliased fields in one operation. */
+  /** Most aliased fields in one operation, with every fragment written out where it is spread. */
   maxAliases: number;
   /** Most fields at the root of one operation. */
   maxRootFields: number;
+  /** Most fields in one operation with every fragment written out where it is spread. */
+  maxFields: number;
+  /** Deepest nesting of objects and lists in one input value (an argument or a variable). */
+  maxInputDepth: number;
   /** Longest query text, in bytes. */
   maxQueryBytes: number;
   /** Most lexer tokens graphql-js will parse. */
@@ -30,6 +51,8 @@ export const DEFAULT_LIMITS: GraphQLLimits = {
   maxCost: 100_000,
   maxAliases: 30,
   maxRootFields: 20,
+  maxFields: 2_000,
+  maxInputDepth: 32,
   maxQueryBytes: 20_000,
   maxTokens: 5_000,
 };
@@ -47,95 +70,276 @@ export function limitsFromEnv(env = process.env): GraphQLLimits {
     maxCost: n('GRAPHQL_MAX_COST', DEFAULT_LIMITS.maxCost),
     maxAliases: n('GRAPHQL_MAX_ALIASES', DEFAULT_LIMITS.maxAliases),
     maxRootFields: n('GRAPHQL_MAX_ROOT_FIELDS', DEFAULT_LIMITS.maxRootFields),
+    maxFields: n('GRAPHQL_MAX_FIELDS', DEFAULT_LIMITS.maxFields),
+    maxInputDepth: n('GRAPHQL_MAX_INPUT_DEPTH', DEFAULT_LIMITS.maxInputDepth),
     maxQueryBytes: n('GRAPHQL_MAX_QUERY_BYTES', DEFAULT_LIMITS.maxQueryBytes),
     maxTokens: n('GRAPHQL_MAX_TOKENS', DEFAULT_LIMITS.maxTokens),
   };
 }
 
 export interface OperationMeasure {
+  /** Deepest field, introspection fields excluded. */
   depth: number;
+  /** Nodes the response could hold: connection items, and items of introspection lists. */
   cost: number;
   aliases: number;
   rootFields: number;
+  /** Field selections with every fragment written out where it is spread. */
+  fields: number;
+  /** Selections the walk visited: each one in the document at most once, however often it is spread. */
+  steps: number;
 }
-
-function pageSize(
-  args: readonly { name: { value: string }; value: ValueNode }[] | undefined,
-  vars: Record<string, unknown>,
-) {
-  let size: number | undefined;
-  for (const a of args ?? []) {
-    if (a.name.value !== 'first' && a.name.value !== 'last') continue;
-    const v =
-      a.value.kind === Kind.VARIABLE
-        ? vars[a.value.name.value]
-        : a.value.kind === Kind.INT
-          ? Number(a.value.value)
-          : undefined;
-    if (typeof v === 'number') size = Math.max(size ?? 0, v);
-  }
-  return size;
-}
-
-/** Fields that return connections: their page size multiplies the cost of everything under them. */
-const CONNECTION_FIELDS = new Set(['projects', 'parcels', 'contacts']);
 
 /**
- * Measures an operation: depth, node cost, aliases and root fields. Fragments are expanded (each
- * fragment once per path, with a guard against cycles, which validation rejects anyway).
+ * A guard on the walk itself. Each selection of the document is visited once, so a parsed document
+ * (at most GRAPHQL_MAX_TOKENS tokens) never comes near it; it is there so that a future change that
+ * re-walks fragments fails loudly instead of taking seconds.
  */
-export function measureOperation(
-  doc: DocumentNode,
-  op: OperationDefinitionNode,
-  vars: Record<string, unknown>,
-): OperationMeasure {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  const m: OperationMeasure = { depth: 0, cost: 0, aliases: 0, rootFields: 0 };
+export const MAX_WALK_STEPS = 100_000;
 
-  const walk = (
-    set: SelectionSetNode,
-    depth: number,
-    multiplier: number,
-    seen: Set<string>,
-    root: boolean,
-  ) => {
-    for (const sel of set.selections) {
-      if (sel.kind === Kind.FIELD) {
-        if (sel.name.value.startsWith('__')) continue;
-        if (root) m.rootFields++;
-        if (sel.alias) m.aliases++;
-        m.depth = Math.max(m.depth, depth);
-        let mult = multiplier;
-        if (CONNECTION_FIELDS.has(sel.name.value)) {
-          mult = multiplier * (pageSize(sel.arguments, vars) ?? DEFAULT_PAGE_SIZE);
-          m.cost += mult;
-        }
-        if (sel.selectionSet) walk(sel.selectionSet, depth + 1, mult, seen, false);
-      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        walk(sel.selectionSet, depth, multiplier, seen, root);
-      } else {
-        const f = fragments.get(sel.name.value);
-        if (!f || seen.has(f.name.value)) continue;
-        walk(f.selectionSet, depth, multiplier, new Set([...seen, f.name.value]), root);
-      }
-    }
-  };
-  walk(op.selectionSet, 1, 1, new Set(), true);
-  return m;
-}
+/** Counts stop growing here: far above every limit, and never Infinity or NaN (0 × Infinity). */
+const CEILING = 1e15;
+const add = (a: number, b: number) => Math.min(CEILING, a + b);
+const mul = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.min(CEILING, a * b));
 
 const tooComplex = (message: string) =>
   new GraphQLError(message, { extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } } });
 
+/**
+ * The longest each introspection list can be in this schema (every field, argument and enum value,
+ * deprecated ones included), so introspection costs what it could return.
+ */
+function introspectionListBounds(schema: GraphQLSchema): Map<string, number> {
+  const types = Object.values(schema.getTypeMap());
+  let fields = 0;
+  let args = 0;
+  let interfaces = 0;
+  let possible = 0;
+  let enumValues = 0;
+  let inputFields = 0;
+  for (const t of types) {
+    if (isObjectType(t) || isInterfaceType(t)) {
+      const fs = Object.values(t.getFields());
+      fields = Math.max(fields, fs.length);
+      for (const f of fs) args = Math.max(args, f.args.length);
+      interfaces = Math.max(interfaces, t.getInterfaces().length);
+    }
+    if (isEnumType(t)) enumValues = Math.max(enumValues, t.getValues().length);
+    if (isInputObjectType(t)) inputFields = Math.max(inputFields, Object.keys(t.getFields()).length);
+    if (isAbstractType(t)) possible = Math.max(possible, schema.getPossibleTypes(t).length);
+  }
+  const directives = schema.getDirectives();
+  const directiveArgs = Math.max(0, ...directives.map((d) => d.args.length));
+  const locations = Math.max(0, ...directives.map((d) => d.locations.length));
+  return new Map([
+    ['__Schema.types', types.length],
+    ['__Schema.directives', directives.length],
+    ['__Type.fields', fields],
+    ['__Type.interfaces', interfaces],
+    ['__Type.possibleTypes', possible],
+    ['__Type.enumValues', enumValues],
+    ['__Type.inputFields', inputFields],
+    ['__Field.args', args],
+    ['__Directive.args', directiveArgs],
+    ['__Directive.locations', locations],
+  ]);
+}
+
+const boundsBySchema = new WeakMap<GraphQLSchema, Map<string, number>>();
+
+function isListField(field: GraphQLField<unknown, unknown>): boolean {
+  const t = isNonNullType(field.type) ? field.type.ofType : field.type;
+  return isListType(t);
+}
+
+/** A Relay connection: pages of `first`/`last` items, and the default page size without them. */
+function isConnection(field: GraphQLField<unknown, unknown>): boolean {
+  return (
+    getNamedType(field.type).name.endsWith('Connection') &&
+    field.args.some((a) => a.name === 'first' || a.name === 'last')
+  );
+}
+
+interface Tally {
+  depth: number;
+  cost: number;
+  aliases: number;
+  fields: number;
+  /** Fields at the top of the selection set walked (the operation's root fields). */
+  topFields: number;
+}
+
+const zero = (): Tally => ({ depth: 0, cost: 0, aliases: 0, fields: 0, topFields: 0 });
+
+/** The names of the fragments a fragment spreads, directly or inside nested selections. */
+function spreadsIn(fragment: FragmentDefinitionNode): string[] {
+  const names: string[] = [];
+  const sets: SelectionSetNode[] = [fragment.selectionSet];
+  for (let set = sets.pop(); set; set = sets.pop())
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FRAGMENT_SPREAD) names.push(sel.name.value);
+      else if (sel.selectionSet) sets.push(sel.selectionSet);
+    }
+  return names;
+}
+
+/** Fragment names, each after every fragment it spreads (cycles, which validation refuses, are cut). */
+function dependencyOrder(fragments: Map<string, FragmentDefinitionNode>): string[] {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  for (const start of fragments.keys()) {
+    if (seen.has(start)) continue;
+    seen.add(start);
+    const stack: [string, string[]][] = [[start, spreadsIn(fragments.get(start)!)]];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const next = top[1].pop();
+      if (next === undefined) {
+        stack.pop();
+        order.push(top[0]);
+      } else if (fragments.has(next) && !seen.has(next)) {
+        seen.add(next);
+        stack.push([next, spreadsIn(fragments.get(next)!)]);
+      }
+    }
+  }
+  return order;
+}
+
+/**
+ * Measures an operation: depth, node cost, aliases, root fields and fields, with every fragment
+ * counted as if it were written out wherever it is spread, yet each fragment walked only once: a
+ * fragment's tally (at multiplier 1) is kept and scaled at each spread. So the walk is linear in the
+ * size of the document even when fragments spread each other exponentially often.
+ *
+ * Page sizes come from the coerced argument values: `variables` must be the coerced variable values
+ * (graphql-js's getVariableValues), so defaults of variables and arguments count as sent.
+ */
+export function measureOperation(
+  schema: GraphQLSchema,
+  doc: DocumentNode,
+  op: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): OperationMeasure {
+  let bounds = boundsBySchema.get(schema);
+  if (!bounds) {
+    bounds = introspectionListBounds(schema);
+    boundsBySchema.set(schema, bounds);
+  }
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const tallies = new Map<string, Tally>();
+  let steps = 0;
+  const step = () => {
+    if (++steps > MAX_WALK_STEPS)
+      throw tooComplex(`The query is too large to measure (over ${MAX_WALK_STEPS} selections).`);
+  };
+
+  const fieldDef = (parent: GraphQLNamedType, node: FieldNode) => {
+    const name = node.name.value;
+    if (name === '__typename') return TypeNameMetaFieldDef;
+    if (parent === schema.getQueryType()) {
+      if (name === '__schema') return SchemaMetaFieldDef;
+      if (name === '__type') return TypeMetaFieldDef;
+    }
+    return isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+  };
+
+  const pageSize = (def: GraphQLField<unknown, unknown>, node: FieldNode) => {
+    let args: Record<string, unknown>;
+    try {
+      args = getArgumentValues(def, node, variables);
+    } catch {
+      return DEFAULT_PAGE_SIZE; // execution refuses these arguments before resolving anything
+    }
+    const sizes = [args.first, args.last].filter((v): v is number => typeof v === 'number');
+    return sizes.length ? Math.max(0, ...sizes) : DEFAULT_PAGE_SIZE;
+  };
+
+  const walk = (
+    set: SelectionSetNode,
+    parent: GraphQLNamedType | undefined,
+    depth: number,
+    multiplier: number,
+    top: boolean,
+    t: Tally,
+  ) => {
+    for (const sel of set.selections) {
+      step();
+      if (sel.kind === Kind.FIELD) {
+        t.fields = add(t.fields, 1);
+        if (top) t.topFields = add(t.topFields, 1);
+        if (sel.alias) t.aliases = add(t.aliases, 1);
+        const def = parent && fieldDef(parent, sel);
+        if (!def) continue; // validation refuses unknown fields
+        const name = sel.name.value;
+        const introspection = isIntrospectionType(parent) || name === '__schema' || name === '__type';
+        if (!introspection && name !== '__typename') t.depth = Math.max(t.depth, depth);
+        // Connections and introspection lists hold many items each: those items are the nodes counted.
+        let items: number | undefined;
+        if (isConnection(def)) items = pageSize(def, sel);
+        else if (introspection && isListField(def))
+          items = bounds.get(`${parent.name}.${name}`) ?? bounds.get('__Schema.types')!;
+        const inner = items === undefined ? multiplier : mul(multiplier, items);
+        if (items !== undefined) t.cost = add(t.cost, inner);
+        if (sel.selectionSet) walk(sel.selectionSet, getNamedType(def.type), depth + 1, inner, false, t);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const type = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent;
+        walk(sel.selectionSet, type, depth, multiplier, top, t);
+      } else {
+        const f = tallies.get(sel.name.value);
+        if (!f) continue; // unknown, or part of a cycle: validation refuses both
+        if (f.depth) t.depth = Math.max(t.depth, depth - 1 + f.depth);
+        t.cost = add(t.cost, mul(multiplier, f.cost));
+        t.aliases = add(t.aliases, f.aliases);
+        t.fields = add(t.fields, f.fields);
+        if (top) t.topFields = add(t.topFields, f.topFields);
+      }
+    }
+  };
+
+  for (const name of dependencyOrder(fragments)) {
+    const f = fragments.get(name)!;
+    const t = zero();
+    walk(f.selectionSet, schema.getType(f.typeCondition.name.value), 1, 1, true, t);
+    tallies.set(name, t);
+  }
+  const t = zero();
+  walk(op.selectionSet, schema.getRootType(op.operation) ?? undefined, 1, 1, true, t);
+  return {
+    depth: t.depth,
+    cost: t.cost,
+    aliases: t.aliases,
+    rootFields: t.topFields,
+    fields: t.fields,
+    steps,
+  };
+}
+
+/**
+ * Measures an operation with its variables coerced as graphql-js will coerce them for execution
+ * (defaults included). Variables that do not coerce are refused by execution before any resolver
+ * runs, so their operation is measured without them: the structural limits still apply.
+ */
+export function measureRequest(
+  schema: GraphQLSchema,
+  doc: DocumentNode,
+  op: OperationDefinitionNode,
+  rawVariables: Record<string, unknown>,
+): OperationMeasure {
+  const vars = getVariableValues(schema, op.variableDefinitions ?? [], rawVariables, { maxErrors: 1 });
+  return measureOperation(schema, doc, op, vars.coerced ?? {});
+}
+
 /** Throws QUERY_TOO_COMPLEX (400) naming the limit when an operation exceeds one. */
 export function enforceLimits(
   limits: GraphQLLimits,
+  schema: GraphQLSchema,
   doc: DocumentNode,
   op: OperationDefinitionNode,
-  vars: Record<string, unknown>,
-) {
-  const m = measureOperation(doc, op, vars);
+  rawVariables: Record<string, unknown>,
+): OperationMeasure {
+  const m = measureRequest(schema, doc, op, rawVariables);
   if (m.depth > limits.maxDepth)
     throw tooComplex(
       `The query is ${m.depth} levels deep; the limit is ${limits.maxDepth}. Split it into several queries.`,
@@ -143,7 +347,13 @@ export function enforceLimits(
   if (m.rootFields > limits.maxRootFields)
     throw tooComplex(`The query has ${m.rootFields} root fields; the limit is ${limits.maxRootFields}.`);
   if (m.aliases > limits.maxAliases)
-    throw tooComplex(`The query uses ${m.aliases} aliases; the limit is ${limits.maxAliases}.`);
+    throw tooComplex(
+      `The query uses ${m.aliases} aliases (fragments counted wherever they are spread); the limit is ${limits.maxAliases}.`,
+    );
+  if (m.fields > limits.maxFields)
+    throw tooComplex(
+      `The query selects ${m.fields} fields (fragments counted wherever they are spread); the limit is ${limits.maxFields}.`,
+    );
   if (m.cost > limits.maxCost)
     throw tooComplex(
       `The query could return ${m.cost} nodes (page sizes multiply down the tree); the limit is ${limits.maxCost}. Ask for smaller pages (first/last).`,

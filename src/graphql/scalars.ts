@@ -29,20 +29,27 @@ export const JSONScalar = new GraphQLScalarType({
   parseLiteral: literalToJson,
 });
 
+/** An ISO 8601 date-time starts with a four-digit year: `+275760-…` and `-000001-…` do not. */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}/;
+
+/**
+ * Reads a DateTime: ISO 8601, in the years 0001–9999 once converted to UTC. JavaScript accepts
+ * dates up to the year 275760 that Postgres cannot compare with, which surfaced as an internal error.
+ */
+function parseDateTime(v: unknown): Date {
+  const d = typeof v === 'string' && ISO_DATE_TIME.test(v) ? new Date(v) : undefined;
+  if (!d || Number.isNaN(d.getTime()))
+    throw new GraphQLError('DateTime must be an ISO 8601 string, such as 2026-03-01T12:00:00.000Z');
+  const year = d.getUTCFullYear();
+  if (year < 1 || year > 9999) throw new GraphQLError('DateTime must be in the years 0001 to 9999 (UTC)');
+  return d;
+}
+
 export const DateTimeScalar = new GraphQLScalarType({
   name: 'DateTime',
   serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(v as string).toISOString()),
-  parseValue: (v) => {
-    const d = new Date(v as string);
-    if (typeof v !== 'string' || Number.isNaN(d.getTime()))
-      throw new GraphQLError('DateTime must be an ISO 8601 string');
-    return d;
-  },
-  parseLiteral: (node) => {
-    if (node.kind !== Kind.STRING || Number.isNaN(new Date(node.value).getTime()))
-      throw new GraphQLError('DateTime must be an ISO 8601 string');
-    return new Date(node.value);
-  },
+  parseValue: parseDateTime,
+  parseLiteral: (node) => parseDateTime(node.kind === Kind.STRING ? node.value : undefined),
 });
 
 export const DateScalar = new GraphQLScalarType({

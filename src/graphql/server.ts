@@ -6,8 +6,8 @@ import {
 import fastifyApollo from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.js';
-import { AppError } from '../errors.js';
 import { HEAVY_GRAPHQL_COST } from '../http/admission.js';
+import { installQueryTextLimits, operationResolvedPlugin, unavailableLogPlugin } from './apollo-plugins.js';
 import { formatGraphQLError } from './errors.js';
 import type { Executor } from './executor.js';
 import type { GraphQLLimits } from './limits.js';
@@ -47,7 +47,12 @@ export async function registerGraphQL(app: FastifyInstance, executor: Executor, 
     // The default landing page loads Apollo Sandbox from a CDN; GraphiQL is served locally instead.
     // No drain plugin: app.close() drains in-flight requests itself and then stops Apollo (onClose).
     // Cache-control would wrap every resolver for hints nobody reads (we set no cache headers).
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      operationResolvedPlugin,
+      unavailableLogPlugin(app.log),
+    ],
     // The server's own SIGTERM/SIGINT handler drains and closes; Apollo's raced it and left
     // app.close() hanging until an idle socket timed out (about 10 s).
     stopOnTerminationSignals: false,
@@ -56,18 +61,7 @@ export async function registerGraphQL(app: FastifyInstance, executor: Executor, 
     includeStacktraceInErrorResponses: false,
   });
   await apollo.start();
-  // The query text is bounded before anything parses it.
-  app.addHook('preHandler', async (req) => {
-    if (req.routeOptions.url !== '/graphql') return;
-    const q =
-      (req.body as { query?: unknown } | undefined)?.query ?? (req.query as { query?: unknown }).query;
-    if (typeof q === 'string' && Buffer.byteLength(q) > limits.maxQueryBytes) {
-      throw new AppError(
-        'QUERY_TOO_COMPLEX',
-        `The query text is ${Buffer.byteLength(q)} bytes; the limit is ${limits.maxQueryBytes}.`,
-      );
-    }
-  });
+  installQueryTextLimits(app, limits);
   await app.register(fastifyApollo(apollo), { context: async (req) => req.ctx, path: '/graphql' });
   app.addHook('onClose', async () => {
     await apollo.stop();

@@ -1,131 +1,129 @@
 import { createHash } from 'node:crypto';
+import { isIPv6 } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
+import {
+  type Bucket,
+  FallbackRateLimitStore,
+  MemoryRateLimitStore,
+  type RateLimitStore,
+} from './rate-limit-store.js';
 
-/** Token bucket: `burst` tokens, refilled at `perSecond`; one request takes one token. */
-export interface RateLimitConfig {
-  perSecond: number;
-  burst: number;
+export type { RateLimitStore } from './rate-limit-store.js';
+
+/** The rate limit: a token bucket per API key, and one per client address for everything else. */
+export interface RateLimitConfig extends Bucket {
+  /**
+   * The budget of each client address for requests without a known-valid key: no key, an unknown or
+   * revoked key, or a key's first request in this process. DEFAULT_ADDRESS_LIMIT unless given.
+   */
+  address?: Bucket;
 }
 
-export interface TakeResult {
-  allowed: boolean;
-  remaining: number;
-  /** Seconds until the bucket is full again (RateLimit-Reset), or until one token is back (Retry-After). */
-  resetSeconds: number;
-  retryAfterSeconds: number;
-}
+export const DEFAULT_ADDRESS_LIMIT = { perSecond: 20, burst: 100 };
 
-export interface RateLimitStore {
-  readonly kind: 'memory' | 'redis';
-  take(key: string, cfg: RateLimitConfig, nowMs: number): Promise<TakeResult>;
-  close?(): Promise<void>;
-}
-
-function settle(tokens: number, allowed: boolean, cfg: RateLimitConfig): TakeResult {
-  return {
-    allowed,
-    remaining: Math.max(0, Math.floor(tokens)),
-    resetSeconds: Math.ceil((cfg.burst - tokens) / cfg.perSecond),
-    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / cfg.perSecond)),
-  };
-}
-
-/** Buckets in this process: exact for one instance; each replica counts on its own. */
-export class MemoryRateLimitStore implements RateLimitStore {
-  readonly kind = 'memory' as const;
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
-  async take(key: string, cfg: RateLimitConfig, now: number): Promise<TakeResult> {
-    const b = this.buckets.get(key) ?? { tokens: cfg.burst, at: now };
-    b.tokens = Math.min(cfg.burst, b.tokens + ((now - b.at) / 1000) * cfg.perSecond);
-    b.at = now;
-    const allowed = b.tokens >= 1;
-    if (allowed) b.tokens -= 1;
-    this.buckets.set(key, b);
-    // Full buckets carry no information; dropping them bounds memory by the number of busy keys.
-    if (this.buckets.size > 100_000)
-      for (const [k, v] of this.buckets) if (v.tokens >= cfg.burst) this.buckets.delete(k);
-    return settle(b.tokens, allowed, cfg);
-  }
-}
-
-/** The same bucket, kept in Redis and updated atomically by a script, so replicas share one budget. */
-const TAKE_SCRIPT = `
-local b = redis.call('HMGET', KEYS[1], 't', 'at')
-local burst = tonumber(ARGV[2])
-local rate = tonumber(ARGV[3])
-local now = tonumber(ARGV[1])
-local tokens = tonumber(b[1]) or burst
-local at = tonumber(b[2]) or now
-tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
-local allowed = 0
-if tokens >= 1 then tokens = tokens - 1; allowed = 1 end
-redis.call('HSET', KEYS[1], 't', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
-return {allowed, tostring(tokens)}`;
-
-export interface RedisLike {
-  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
-  quit(): Promise<unknown>;
-}
-
-export class RedisRateLimitStore implements RateLimitStore {
-  readonly kind = 'redis' as const;
-  constructor(private readonly redis: RedisLike) {}
-
-  async take(key: string, cfg: RateLimitConfig, now: number): Promise<TakeResult> {
-    const [allowed, tokens] = (await this.redis.eval(
-      TAKE_SCRIPT,
-      1,
-      `sdg:rl:${key}`,
-      now,
-      cfg.burst,
-      cfg.perSecond,
-    )) as [number, string];
-    return settle(Number(tokens), allowed === 1, cfg);
-  }
-
-  async close() {
-    await this.redis.quit();
-  }
-}
-
-/** The bucket key: a hash of the presented key, so raw keys never sit in memory maps or Redis. */
-function bucketKey(req: FastifyRequest): string | undefined {
+/**
+ * A hash of the presented key, so raw keys never sit in memory maps or Redis. Only the shape is
+ * checked here; whether the key is valid is known after authentication.
+ */
+function keyHash(req: FastifyRequest): string | undefined {
   const key = req.headers['x-api-key'];
   if (typeof key !== 'string' || !key) return undefined;
   return createHash('sha256').update(key).digest('base64url').slice(0, 22);
 }
 
 /**
- * Rate limits every request that carries an API key, before authentication (so guessing keys is
- * limited too). Answers 429 with Retry-After; every response carries the RateLimit-* headers.
- * A store failure (Redis down) lets the request through and is logged: availability over strictness.
+ * The client address that anonymous budgets are kept by: the socket's peer, or with TRUST_PROXY the
+ * address the trusted proxies report (Fastify's `req.ip`). An IPv6 client controls its whole /64, so
+ * the /64 is one client.
+ */
+export function clientAddress(ip: string): string {
+  if (ip.startsWith('::ffff:') && !isIPv6(ip.slice(7))) return ip.slice(7);
+  if (!isIPv6(ip)) return ip;
+  const [head, tail = ''] = ip.split('::');
+  const groups = head ? head.split(':') : [];
+  const missing = 8 - groups.length - (tail ? tail.split(':').length : 0);
+  const full = [...groups, ...Array(Math.max(0, missing)).fill('0'), ...(tail ? tail.split(':') : [])];
+  return `${full
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g || '0', 16).toString(16))
+    .join(':')}::/64`;
+}
+
+/**
+ * Fastify's `trustProxy` from TRUST_PROXY: addresses or CIDRs as given, a hop count as the function
+ * proxy-addr would build from it, and nothing trusted by default.
+ */
+export function trustedProxies(
+  setting: string | number | undefined,
+): string | ((a: string, hop: number) => boolean) | false {
+  if (setting === undefined) return false;
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
+/** Keys seen to authenticate in this process (hashes only), most recent last; bounded. */
+class KnownKeys {
+  private readonly keys = new Map<string, true>();
+  constructor(private readonly max = 10_000) {}
+  has(k: string) {
+    return this.keys.has(k);
+  }
+  add(k: string) {
+    this.keys.delete(k);
+    this.keys.set(k, true);
+    if (this.keys.size > this.max) this.keys.delete(this.keys.keys().next().value!);
+  }
+  delete(k: string) {
+    this.keys.delete(k);
+  }
+}
+
+/** Paths that never count: the liveness probe does no work. */
+const UNLIMITED = new Set(['/healthz']);
+
+/**
+ * Rate limits every request before authentication. A request whose key authenticated before (in
+ * this process) takes from that key's bucket; every other request (no key, an unknown or revoked
+ * key, a key's first request) takes from its client address's bucket. So guessing keys, or sending
+ * a different junk key with every request, is limited per address, before any database work, and
+ * junk keys add nothing to the store. Answers 429 with Retry-After; every response carries the
+ * RateLimit-* headers.
  */
 export function installRateLimit(app: FastifyInstance, store: RateLimitStore, cfg: RateLimitConfig) {
+  const address = cfg.address ?? DEFAULT_ADDRESS_LIMIT;
+  // A shared store that fails falls back to this process's buckets (createRateLimitStore's does already).
+  const limiter =
+    store.kind === 'memory' || store instanceof FallbackRateLimitStore
+      ? store
+      : new FallbackRateLimitStore(store, new MemoryRateLimitStore(), app.log);
+  const known = new KnownKeys();
   app.addHook('onRequest', async (req, reply) => {
-    const key = bucketKey(req);
-    if (!key) return;
-    let r: TakeResult;
-    try {
-      r = await store.take(key, cfg, Date.now());
-    } catch (err) {
-      req.log.warn({ err: (err as Error).message }, 'rate limit store unavailable; request not limited');
-      return;
-    }
-    reply.header('RateLimit-Limit', String(cfg.burst));
+    if (UNLIMITED.has(req.url.split('?')[0])) return;
+    const hash = keyHash(req);
+    const byKey = hash !== undefined && known.has(hash);
+    const bucket = byKey ? cfg : address;
+    const r = await limiter.take(byKey ? `k:${hash}` : `a:${clientAddress(req.ip)}`, bucket, Date.now());
+    reply.header('RateLimit-Limit', String(bucket.burst));
     reply.header('RateLimit-Remaining', String(r.remaining));
     reply.header('RateLimit-Reset', String(r.resetSeconds));
-    reply.header('RateLimit-Policy', `${cfg.burst};w=${Math.ceil(cfg.burst / cfg.perSecond)}`);
+    reply.header('RateLimit-Policy', `${bucket.burst};w=${Math.ceil(bucket.burst / bucket.perSecond)}`);
     if (!r.allowed) {
       reply.header('Retry-After', String(r.retryAfterSeconds));
       const err = new AppError(
         'RATE_LIMITED',
-        `Too many requests for this API key: ${cfg.perSecond} per second with bursts of ${cfg.burst}. Retry after ${r.retryAfterSeconds} s.`,
+        byKey
+          ? `Too many requests for this API key: ${bucket.perSecond} per second with bursts of ${bucket.burst}. Retry after ${r.retryAfterSeconds} s.`
+          : `Too many requests without a valid API key from this address: ${bucket.perSecond} per second with bursts of ${bucket.burst}. Retry after ${r.retryAfterSeconds} s, with a valid key in X-API-Key.`,
       );
       return sendError(req, reply, err);
     }
+  });
+  // Authentication sets req.ctx; a 401 means the key is unknown or was revoked since.
+  app.addHook('onResponse', async (req, reply) => {
+    const hash = keyHash(req);
+    if (hash === undefined) return;
+    if (req.ctx) known.add(hash);
+    else if (reply.statusCode === 401) known.delete(hash);
   });
 }

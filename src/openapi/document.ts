@@ -43,9 +43,11 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'The key is valid, but its role cannot do this (the viewer role is read-only).',
   404: 'Not found, or outside what the key can reach: both answer the same, so ids cannot be probed.',
   405: 'The path exists but does not take this method; the Allow header lists the methods it takes.',
+  408: 'The request was not received within the time allowed (REQUEST_TIMEOUT_MS).',
   413: 'The request body is larger than the limit.',
   415: 'The body is not JSON; send Content-Type: application/json.',
-  429: 'Too many requests for this API key; retry after Retry-After seconds.',
+  429: 'Too many requests for this API key (or, without a valid key, from this address); retry after Retry-After seconds.',
+  431: 'The request line and headers are larger than 16 KB (a startKey or id far longer than any the service returns).',
   500: 'An internal fault. The message quotes an errorId that is also in the server log.',
   503: 'The database is unavailable, the request took too long, or the server is busy with other large pages (OVERLOADED); retry after Retry-After seconds.',
 };

@@ -52,7 +52,10 @@ export function registerRest(app: FastifyInstance, executor: Executor): void {
         });
         check.done();
         // A page of more than HEAVY_PAGE items waits for a heavy slot (its cost is its size).
-        const result = await executor.execute(req.ctx, operation, variables, { heavyCost: HEAVY_PAGE });
+        const result = await executor.execute(req.ctx, operation, variables, {
+          heavyCost: HEAVY_PAGE,
+          inputsChecked: true,
+        });
         if (result.errors?.length) throw appErrorOf(result.errors[0], req.log);
         // The data is this route's own document's result, the type its respond was written for.
         const out = route.respond(result.data as never);

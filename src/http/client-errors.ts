@@ -1,0 +1,34 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { AppError, errorBody } from '../errors.js';
+
+/**
+ * Node's HTTP parser refuses some requests before Fastify sees them: a request line and headers over
+ * 16 KB (a 70 KB startKey in the URL), a request not received within REQUEST_TIMEOUT_MS, or bytes
+ * that are not HTTP. Fastify's default answer has its own body; this one is the documented
+ * `{ error: { code, message } }`, with a code from the closed set.
+ */
+function answerFor(code: string | undefined): AppError {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return new AppError(
+      'HEADERS_TOO_LARGE',
+      'The request line and headers are larger than 16 KB. Ids, startKey and cursors are far shorter: send them exactly as returned, and large data in the body.',
+    );
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new AppError('REQUEST_TIMEOUT', 'The request was not received in time; send it again.');
+  return new AppError('BAD_REQUEST', 'The request is not valid HTTP/1.1.');
+}
+
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const appErr = answerFor(err.code);
+    const body = JSON.stringify(errorBody(appErr));
+    socket.end(
+      `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  // end() sends the answer first; a client that never closes its side is cut after a second.
+  setTimeout(() => socket.destroy(), 1000).unref();
+}

@@ -1,0 +1,70 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { ATTACKS, runAbuse } from '../bench/abuse.js';
+import { writeAbuse } from '../bench/abuse-report.js';
+import { defaultCommands } from '../bench/runner.js';
+import { dropStore } from '../bench/store.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
+
+/**
+ * `npm run bench -- --abuse` in miniature, so it cannot rot: scale 0.01, one-second windows, every
+ * attack. It checks that each attack ran and was answered as designed, not how fast.
+ */
+const url = process.env.DATABASE_URL;
+
+test.skipIf(!url)(
+  'the abuse benchmark runs every attack beside a tenant and reports',
+  { timeout: 300_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdg-abuse-smoke-'));
+    const dbName = `sdg_bench_abuse_smoke_${process.pid}`;
+    try {
+      const r = await runAbuse({
+        serverUrl: url!,
+        dbName,
+        scale: 0.01,
+        reseed: true,
+        duration: 1,
+        tenantRate: 5,
+        only: [],
+        keyLimit: true,
+        gateway: defaultCommands().gatewayTs,
+        attacker: {
+          command: process.execPath,
+          args: ['--import', 'tsx', join(PACKAGE_ROOT, 'bench/abuse-attacks.ts')],
+        },
+        rawDir: join(dir, 'raw'),
+        quiet: true,
+      });
+      expect(r.attacks.map((a) => a.id)).toEqual(ATTACKS.map((a) => a.id));
+      const refused: Record<string, string[]> = {
+        fragments: ['400', '429'],
+        'variable-default': ['400', '429'],
+        'junk-keys': ['401', '429'],
+        'random-keys': ['401', '429'],
+      };
+      for (const a of r.attacks) {
+        if (a.id === 'silent-db') {
+          expect(Object.keys(a.tenant.statuses)).toEqual(['503']);
+          expect(a.recoverySec).toBeLessThan(10);
+          continue;
+        }
+        expect(a.tenant.statuses, a.id).toEqual({ 200: a.tenant.requests });
+        expect(a.attacker!.requests, a.id).toBeGreaterThan(0);
+        for (const [status, n] of Object.entries(a.attacker!.statuses))
+          if (n > 0) expect(refused[a.id], `${a.id} ${status}`).toContain(status);
+        expect(a.peakRssMb, a.id).toBeGreaterThan(0);
+      }
+      const [md, json] = writeAbuse(r, dir);
+      expect(readFileSync(md, 'utf8')).toMatch(/\| 1\. fragments/);
+      expect(JSON.parse(readFileSync(json, 'utf8')).attacks).toHaveLength(5);
+    } finally {
+      await dropStore({ backend: 'postgres', serverUrl: url!, dbName });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test.skipIf(url)('the abuse benchmark needs Postgres: run with DATABASE_URL (npm run test:pg)', () => {});
