@@ -23,14 +23,14 @@ const run = promisify(execFile);
 const PRESET = ['BASE', 'KEY', 'ORG', 'PF', 'PROJECT', 'CONTACT', 'PARCEL'];
 const SHELLS = new Set(['sh', 'bash', 'shell']);
 
-export interface Example {
+interface Example {
   block: Block;
   kind: 'curl' | 'graphql';
   variables?: string;
 }
 
 /** The runnable examples of one file: sh blocks that call curl, and graphql blocks (with their variables). */
-export function examplesOf(blocks: Block[]): Example[] {
+function examplesOf(blocks: Block[]): Example[] {
   const out: Example[] = [];
   blocks.forEach((block, i) => {
     if (SHELLS.has(block.lang) && /\bcurl\b/.test(block.text)) out.push({ block, kind: 'curl' });
@@ -44,7 +44,7 @@ export function examplesOf(blocks: Block[]): Example[] {
 }
 
 /** Drops lines that only assign the preset variables (`KEY=sdg_…   # alice's key`): the runner sets those. */
-export function withoutPresets(script: string): string {
+function withoutPresets(script: string): string {
   const assign = new RegExp(`^\\s*(export\\s+)?((${PRESET.join('|')})=\\S*\\s*)+(#.*)?$`);
   return script
     .split('\n')
@@ -72,7 +72,7 @@ const errorCode = (body: any): string | undefined =>
   body?.error?.code ?? body?.errors?.[0]?.extensions?.code ?? undefined;
 
 /** Why a call does not meet the block's expectation, or undefined when it does. */
-export function verdict(call: Call, expect: string | undefined): string | undefined {
+function verdict(call: Call, expect: string | undefined): string | undefined {
   const code = errorCode(call.body);
   if (expect === undefined) {
     if (call.status < 200 || call.status > 299) return `answered ${call.status} ${code ?? ''}`;

@@ -31,7 +31,8 @@ export function markdownFiles(dir = ROOT): string[] {
 }
 
 /** The files whose examples run: the README and the guides. New guides in docs/ join by being there. */
-export const exampleFiles = () => markdownFiles().filter((f) => f === 'README.md' || /^docs\/[^/]+\.md$/.test(f));
+export const exampleFiles = () =>
+  markdownFiles().filter((f) => f === 'README.md' || /^docs\/[^/]+\.md$/.test(f));
 
 export interface Block {
   file: string;

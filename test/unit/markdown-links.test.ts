@@ -10,14 +10,14 @@ import { anchors, links, markdownFiles, ROOT } from '../helpers/markdown.js';
  */
 
 /** The problem with one link of `file`, or undefined when it resolves. */
-export function brokenLink(file: string, target: string, read = (f: string) => readFileSync(f, 'utf8')) {
+function brokenLink(file: string, target: string) {
   if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return undefined; // http:, https:, mailto:
   const [path, hash] = target.split('#') as [string, string | undefined];
   const abs = path ? resolve(ROOT, dirname(file), decodeURIComponent(path)) : join(ROOT, file);
   const inside = relative(ROOT, abs);
   if (inside.startsWith('..')) return `${target}: points outside the repository`;
   if (!existsSync(abs)) return `${target}: no such file`;
-  if (hash && abs.endsWith('.md') && statSync(abs).isFile() && !anchors(read(abs)).has(hash))
+  if (hash && abs.endsWith('.md') && statSync(abs).isFile() && !anchors(readFileSync(abs, 'utf8')).has(hash))
     return `${target}: no heading with the anchor #${hash} in ${inside}`;
   return undefined;
 }
@@ -26,7 +26,9 @@ describe('Markdown links', () => {
   const files = markdownFiles();
 
   test('the scan finds the README, the security policy and the guides', () => {
-    expect(files).toEqual(expect.arrayContaining(['README.md', 'SECURITY.md', 'CHANGELOG.md', 'docs/scaling.md']));
+    expect(files).toEqual(
+      expect.arrayContaining(['README.md', 'SECURITY.md', 'CHANGELOG.md', 'docs/scaling.md']),
+    );
   });
 
   test.each(files)('%s: every relative link resolves inside the repository', (file) => {
@@ -46,7 +48,8 @@ describe('Markdown links', () => {
   });
 
   test('links are read from prose only, and anchors follow GitHub', () => {
-    const md = '# A `code` Title\n## Two words, punct!\n## Two words, punct!\n[a](x.md) `[b](y.md)`\n```\n[c](z.md)\n```\n';
+    const md =
+      '# A `code` Title\n## Two words, punct!\n## Two words, punct!\n[a](x.md) `[b](y.md)`\n```\n[c](z.md)\n```\n';
     expect(links(md)).toEqual(['x.md']);
     expect([...anchors(md)]).toEqual(['a-code-title', 'two-words-punct', 'two-words-punct-1']);
   });
