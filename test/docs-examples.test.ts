@@ -92,6 +92,15 @@ interface Demo {
 }
 
 async function runCurl(ex: Example, demo: Demo): Promise<string[]> {
+  return (await runScript(ex, demo)).problems;
+}
+
+/** Runs a curl example in bash; `after` is appended (the setup reads variables back with it). */
+async function runScript(
+  ex: Example,
+  demo: Demo,
+  after = '',
+): Promise<{ problems: string[]; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'sdg-docs-'));
   try {
     const log = join(dir, 'calls.log');
@@ -104,10 +113,11 @@ async function runCurl(ex: Example, demo: Demo): Promise<string[]> {
       SDG_DOCS_LOG: log,
       SDG_DOCS_TMP: dir,
     };
-    const script = PRELUDE + withoutPresets(ex.block.text);
+    const script = PRELUDE + withoutPresets(ex.block.text) + after;
     const problems: string[] = [];
+    let stdout = '';
     try {
-      await run('bash', ['-c', script], { env, timeout: 60_000 });
+      ({ stdout } = await run('bash', ['-c', script], { env, timeout: 60_000 }));
     } catch (e: any) {
       problems.push(`the script failed (exit ${e.code}): ${String(e.stderr).slice(0, 500)}`);
     }
@@ -123,7 +133,7 @@ async function runCurl(ex: Example, demo: Demo): Promise<string[]> {
       const why = verdict({ status: Number(status), body }, ex.block.markers.expect);
       if (why) problems.push(`${why}; body: ${raw.slice(0, 300)}`);
     }
-    return problems;
+    return { problems, stdout };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -167,6 +177,12 @@ async function runGraphql(ex: Example, demo: Demo): Promise<string[]> {
 }
 
 const examples = exampleFiles().flatMap((f) => examplesOf(codeBlocks(f)));
+/** The one block marked `setup`: it sets the shell variables every other example uses. */
+const setup = () => {
+  const found = examples.filter((e) => 'setup' in e.block.markers);
+  if (found.length !== 1) throw new Error(`expected one sh setup block, found ${found.length}`);
+  return found[0];
+};
 const name = (ex: Example) =>
   `${ex.block.file}:${ex.block.line} ${ex.kind}${ex.block.markers.expect ? ` expect=${ex.block.markers.expect}` : ''}`;
 
@@ -181,33 +197,13 @@ beforeAll(async () => {
   await app.listen({ port: 0, host: '127.0.0.1' });
   close = () => app.close();
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const org = demoData.orgs.A.id;
-  const pf = demoData.orgs.A.portfolios.A1;
-  // A project of A1 with both contacts and parcels linked, and one of each.
-  const link = await database.db
-    .selectFrom('project_contacts as pc')
-    .innerJoin('project_parcels as pp', (j) =>
-      j.onRef('pp.org_id', '=', 'pc.org_id').onRef('pp.project_id', '=', 'pc.project_id'),
-    )
-    .select(['pc.project_id', 'pc.contact_id', 'pp.parcel_id'])
-    .where('pc.org_id', '=', org)
-    .where('pc.portfolio_id', '=', pf)
-    .orderBy('pc.project_id')
-    .limit(1)
-    .executeTakeFirstOrThrow();
-  demo = {
-    base,
-    keys: Object.fromEntries(Object.entries(demoData.users).map(([n, u]) => [n, u.apiKey])),
-    env: {
-      BASE: base,
-      KEY: demoData.users.alice.apiKey,
-      ORG: org,
-      PF: pf,
-      PROJECT: link.project_id,
-      CONTACT: link.contact_id,
-      PARCEL: link.parcel_id,
-    },
-  };
+  const keys = Object.fromEntries(Object.entries(demoData.users).map(([n, u]) => [n, u.apiKey]));
+  demo = { base, keys, env: { BASE: base, KEY: keys.alice } };
+  // The other variables come from running the setup block of docs/getting-started.md, as a reader would.
+  const print = PRESET.map((v) => `echo "SDG_VAR ${v}=\${${v}:-}"`).join('\n');
+  const { problems, stdout } = await runScript(setup(), demo, `\n${print}\n`);
+  if (problems.length) throw new Error(`the setup block failed: ${problems.join('; ')}`);
+  for (const m of stdout.matchAll(/^SDG_VAR (\w+)=(.*)$/gm)) demo.env[m[1]] = m[2];
 });
 
 afterAll(async () => {
@@ -222,6 +218,14 @@ describe('the examples in README.md and docs/', () => {
     expect(new Set(examples.map((e) => e.block.file))).toContain('README.md');
   });
 
+  test('the setup block of getting-started sets every variable to a demo id', () => {
+    expect(setup().block.file).toBe('docs/getting-started.md');
+    const ids = { ORG: 'org', PF: 'pf', PROJECT: 'prj', CONTACT: 'con', PARCEL: 'par' };
+    for (const [v, prefix] of Object.entries(ids))
+      expect(demo.env[v], v).toMatch(new RegExp(`^${prefix}_\\w{22}$`));
+    expect(demo.env.ORG).toBe(demoData.orgs.A.id);
+  });
+
   test('every skip names its reason, and skips stay rare', () => {
     const skips = examples.filter((e) => 'skip' in e.block.markers);
     for (const s of skips) expect(s.block.markers.skip, name(s)).toMatch(/\w/);
@@ -231,7 +235,7 @@ describe('the examples in README.md and docs/', () => {
   test('only known markers are used', () => {
     for (const e of examples)
       for (const m of Object.keys(e.block.markers))
-        expect(['expect', 'as', 'skip'], `${name(e)} marker ${m}`).toContain(m);
+        expect(['expect', 'as', 'skip', 'setup'], `${name(e)} marker ${m}`).toContain(m);
   });
 
   // Each example on its own, in file order (later examples may rely on earlier writes, as a reader's would).

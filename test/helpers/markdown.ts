@@ -13,6 +13,8 @@ import { join, relative } from 'node:path';
  *   ```json variables     (right after a graphql block) its variables; "$PF"-style strings are filled in
  *   as=vera               run as another demo user (sh: $KEY is theirs; graphql: their key)
  *   skip=<reason>         not run; the reason is required, and the test lists every skip
+ *   setup                 (one sh block, in docs/getting-started.md) sets ORG, PF, PROJECT, CONTACT and
+ *                         PARCEL; the runner runs it first and gives its values to every other example
  */
 
 export const ROOT = join(import.meta.dirname, '..', '..');
