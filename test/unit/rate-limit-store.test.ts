@@ -17,7 +17,8 @@ describe('the in-memory store', () => {
     for (let i = 0; i < n; i++) await store.take(`junk-${i}`, cfg, 1_000);
     expect(store.size).toBe(store.maxEntries);
     expect(store.stats.examined / n).toBeLessThanOrEqual(4);
-  });
+    // The bound is on examined entries, not time: a loaded CI machine may take a while for 150k awaits.
+  }, 60_000);
 
   test('after the flood, refilled buckets are dropped as requests go on, two per request', async () => {
     const store = new MemoryRateLimitStore(10_000);
