@@ -74,7 +74,10 @@ const row = (i: number) => {
 };
 
 describe('orderBy', () => {
-  test('forward and backward walks under every order, while rows are inserted', async ({ env }) => {
+  // Many walks in one test: on a loaded machine it outgrows the default 120 s.
+  test('forward and backward walks under every order, while rows are inserted', { timeout: 300_000 }, async ({
+    env,
+  }) => {
     for (const orderBy of ORDERS) {
       // A portfolio per order keeps each walk short.
       const scope = await freshPortfolio(env);
