@@ -99,7 +99,8 @@ export function tracedBatch<K, V>(name: string, fn: (keys: readonly K[]) => Prom
 export function sanitizeSql(text: string): string {
   return text
     .replace(/\$([A-Za-z_]\w*)?\$[\s\S]*?\$\1\$/g, '?')
-    .replace(/[EeBbXxUu]?'(?:[^']|'')*'/g, '?')
+    .replace(/[Ee]'(?:[^'\\]|\\.|'')*'/g, '?')
+    .replace(/[BbXxUu]?'(?:[^']|'')*'/g, '?')
     .replace(/(?<![\w$".])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\b/g, '?')
     .slice(0, 4000);
 }
@@ -109,7 +110,8 @@ export function sqlSpan(event: LogEvent): void {
   if (!on) return;
   const end = Date.now();
   const text = sanitizeSql(event.query.sql);
-  const verb = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
+  // The first keyword after leading comments (a statement may start with a /* marker */).
+  const verb = /^(?:\s|\/\*[\s\S]*?\*\/|--[^\n]*\n)*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
   const span = tracer().startSpan(`${verb}`, {
     kind: SpanKind.CLIENT,
     startTime: end - event.queryDurationMillis,
