@@ -117,7 +117,7 @@ describe('traces', () => {
       },
       body: JSON.stringify({ query: NESTED, variables: { org: A.id, pf: A.portfolios.A1 } }),
     });
-    const body = await r.json();
+    const body = (await r.json()) as any;
     expect(body.errors).toBeUndefined();
     expect(body.data.organization.portfolio.projects.edges.length).toBeGreaterThan(1);
     const t = await spansOf(traceId, /^POST \/graphql$/);

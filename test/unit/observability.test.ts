@@ -7,7 +7,7 @@ test('tracing is off by default, and off costs nothing: the batch function itsel
   expect(tracingEnabled()).toBe(false);
   const batch = async (keys: readonly string[]) => keys.map((k) => k.length);
   expect(tracedBatch('x', batch)).toBe(batch);
-  const result = { data: 1 };
+  const result: { data: number; errors?: unknown[] } = { data: 1 };
   const fn = async () => result;
   expect(await operationSpan('query', 'Q', fn)).toBe(result);
 });
