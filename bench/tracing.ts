@@ -4,7 +4,7 @@
  * HTTP to a sink in this process, OTEL_TRACES_SAMPLER=always_on), take turns on scenarios 1 and 7,
  * the order swapped every round; the ratio is traced ÷ untraced throughput of the same round.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -42,6 +42,7 @@ async function otlpSink() {
 export async function tracingCommand(o: BenchOptions, rounds: number, label?: string, write = true) {
   if (o.backend !== 'postgres')
     throw new Error('--tracing runs two gateways on one database: Postgres only.');
+  mkdirSync(o.rawDir, { recursive: true });
   const prepared = await prepareDataset(o);
   const sink = await otlpSink();
   const base = gatewayEnv(prepared.serverEnv);
@@ -72,6 +73,10 @@ export async function tracingCommand(o: BenchOptions, rounds: number, label?: st
     off: number[];
     on: number[];
     ratios: number[];
+    /** Gateway CPU ms per request, off and on, and on ÷ off: steadier than req/s on a shared machine. */
+    cpuOff: number[];
+    cpuOn: number[];
+    cpuRatios: number[];
     errors: number;
   }[] = [];
   try {
@@ -86,6 +91,9 @@ export async function tracingCommand(o: BenchOptions, rounds: number, label?: st
           off: [] as number[],
           on: [] as number[],
           ratios: [] as number[],
+          cpuOff: [] as number[],
+          cpuOn: [] as number[],
+          cpuRatios: [] as number[],
           errors: 0,
         };
         for (const which of ['off', 'on'] as const)
@@ -101,8 +109,10 @@ export async function tracingCommand(o: BenchOptions, rounds: number, label?: st
         for (let r = 0; r < rounds; r++) {
           const order = r % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const);
           const got: Record<string, number> = {};
+          const cpu: Record<string, number> = {};
           for (const which of order) {
             await servers[which].waitIdle();
+            servers[which].startWindow();
             const res = await runLoad({
               url: servers[which].url,
               apiKey: ctx.apiKey,
@@ -111,14 +121,19 @@ export async function tracingCommand(o: BenchOptions, rounds: number, label?: st
               amount: amount(c),
               next,
             });
+            const w = servers[which].endWindow();
             got[which] = res.rps;
+            cpu[which] = res.requests ? (w.cpuSec * 1000) / res.requests : Number.NaN;
             row.errors += res.errors;
           }
+          row.cpuOff.push(r2(cpu.off));
+          row.cpuOn.push(r2(cpu.on));
+          row.cpuRatios.push(r2(cpu.on / cpu.off));
           row.off.push(r2(got.off));
           row.on.push(r2(got.on));
           row.ratios.push(r2(got.on / got.off));
           process.stderr.write(
-            `  ${s.id} c=${c} round ${r + 1}: off ${r2(got.off)} req/s, on ${r2(got.on)} req/s, ratio ${r2(got.on / got.off)}\n`,
+            `  ${s.id} c=${c} round ${r + 1}: off ${r2(got.off)} req/s, on ${r2(got.on)} req/s, ratio ${r2(got.on / got.off)}; CPU ms/request off ${r2(cpu.off)}, on ${r2(cpu.on)}\n`,
           );
         }
         rows.push(row);
@@ -135,11 +150,11 @@ export async function tracingCommand(o: BenchOptions, rounds: number, label?: st
     '',
     `Scale ${o.scale}, ${rounds} alternating rounds of ${o.duration} s per level (heavy scenario: ${o.heavyRequestsPerConnection} requests per connection), load average ${loadAtStart} at start. Tracing on: OTLP/HTTP to a sink in the bench process, \`OTEL_TRACES_SAMPLER=always_on\`; the sink received ${spans} spans.`,
     '',
-    '| scenario | conn | off req/s (median) | on req/s (median) | on ÷ off, median [min–max] | overhead | errors |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| scenario | conn | off req/s (median) | on req/s (median) | req/s on ÷ off, median [min–max] | gateway CPU ms/request off / on (median) | CPU on ÷ off, median [min–max] | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.scenario} | ${r.connections} | ${median(r.off)} | ${median(r.on)} | ${r2(median(r.ratios))} [${Math.min(...r.ratios)}–${Math.max(...r.ratios)}] | ${Math.round((1 - median(r.ratios)) * 100)}% | ${r.errors} |`,
+        `| ${r.scenario} | ${r.connections} | ${median(r.off)} | ${median(r.on)} | ${r2(median(r.ratios))} [${Math.min(...r.ratios)}–${Math.max(...r.ratios)}] | ${r2(median(r.cpuOff))} / ${r2(median(r.cpuOn))} | ${r2(median(r.cpuRatios))} [${Math.min(...r.cpuRatios)}–${Math.max(...r.cpuRatios)}] | ${r.errors} |`,
     ),
   ];
   const md = lines.join('\n');
