@@ -17,7 +17,7 @@ import { SCENARIOS } from './scenarios.js';
 const r2 = (v: number) => Math.round(v * 100) / 100;
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return r2(s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2);
 };
 
 /** An OTLP/HTTP endpoint that takes every export and counts the spans in it. */

@@ -5,6 +5,7 @@ import { buildApp } from '../src/app.js';
 import { DEFAULT_LIMITS } from '../src/graphql/limits.js';
 import { loggerOptions } from '../src/logger.js';
 import { seededDatabase } from './helpers/database.js';
+import { logSink } from './helpers/logs.js';
 
 const seeded = seededDatabase();
 
@@ -45,20 +46,8 @@ test('API keys never reach the logs; one access line per request, with its reque
   }
 });
 
-/** Parsed log lines of an app. */
-function sink(level: string) {
-  const lines: Record<string, any>[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  return { lines, logger: pino(loggerOptions(level), stream) };
-}
-
 test('the access line names the operation, status, duration, SQL count, org and request id', async () => {
-  const s = sink('info');
+  const s = logSink('info');
   const app = await buildApp({ database: seeded.database, logger: s.logger, exposeStatementCount: true });
   try {
     const key = seeded.demo.users.alice.apiKey;
@@ -94,7 +83,7 @@ test('the access line names the operation, status, duration, SQL count, org and 
 });
 
 test('a refusal by a limit is logged once at warn with its code; LOG_LEVEL=warn drops the info lines', async () => {
-  const s = sink('warn');
+  const s = logSink('warn');
   const app = await buildApp({
     database: seeded.database,
     logger: s.logger,

@@ -1,13 +1,11 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
-import { loggerOptions } from '../src/logger.js';
 import { Metrics } from '../src/observability/metrics.js';
 import { startMetricsServer } from '../src/observability/metrics-server.js';
 import { seededDatabase } from './helpers/database.js';
 import { client } from './helpers/http.js';
+import { logSink } from './helpers/logs.js';
 
 const seeded = seededDatabase();
 
@@ -28,17 +26,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (have === want) return Number(m[3]);
   }
   return undefined;
-}
-
-function logSink(level = 'info') {
-  const lines: Record<string, any>[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  return { lines, logger: pino(loggerOptions(level), stream) };
 }
 
 const PORTFOLIO_QUERY = `query Portfolios { organizations { portfolios { name } } }`;

@@ -1,11 +1,10 @@
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createRateLimitStore } from '../src/http/rate-limit-store.js';
-import { loggerOptions } from '../src/logger.js';
 import { seededDatabase } from './helpers/database.js';
 import { client } from './helpers/http.js';
+import { logSink } from './helpers/logs.js';
 
 const seeded = seededDatabase();
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -36,16 +35,10 @@ test('/readyz reports the primary, the read pool and Redis, each with its state 
 
 test('Redis down is degraded (200: the rate limit falls back to memory); the reason is logged, not sent', async () => {
   const store = createRateLimitStore('redis://127.0.0.1:1', quiet);
-  const lines: Record<string, any>[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
+  const { lines, logger } = logSink('warn');
   const app = await buildApp({
     database: seeded.database,
-    logger: pino(loggerOptions('warn'), stream),
+    logger,
     readinessChecks: [{ name: 'redis', required: false, ping: (ms) => store.ping!(ms) }],
   });
   try {

@@ -1,10 +1,8 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { loggerOptions } from '../../src/logger.js';
 import { seedDemo } from '../../src/seed/demo.js';
 import { client } from '../helpers/http.js';
+import { logSink } from '../helpers/logs.js';
 import { proxiedDatabase } from '../helpers/proxied-database.js';
 
 /**
@@ -20,14 +18,8 @@ test.skipIf(!pgUrl)(
   { timeout: 60_000 },
   async () => {
     const demo = await seedDemo(proxied.database.db);
-    const lines: Record<string, any>[] = [];
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-        done();
-      },
-    });
-    const app = await buildApp({ database: proxied.database, logger: pino(loggerOptions('warn'), stream) });
+    const { lines, logger } = logSink('warn');
+    const app = await buildApp({ database: proxied.database, logger });
     try {
       const api = client(app, demo.users.alice.apiKey);
       expect((await api.get('/organizations/v1')).status).toBe(200);
