@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { type Database, forRequest, type StatementCounter } from './db/database.js';
 import { orgCacheFor } from './db/org-cache.js';
 import { GRAPHIQL_PUBLIC_PATHS, registerGraphiQL } from './graphiql/routes.js';
@@ -121,7 +121,7 @@ function createServer(opts: AppOptions, metrics: Metrics): FastifyInstance {
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     // One access line per request instead, with its operation, SQL count and org (observability/http.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? 1_048_576,
     requestTimeout: opts.requestTimeoutMs ?? 30_000,
     // Node checks request timeouts every 30 s by default, so a slow sender could hold a socket twice as long.
