@@ -212,3 +212,21 @@ describe('limits in metrics and logs', () => {
     expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
   });
 });
+
+test('headers over 16 KB, refused by the HTTP parser before any request exists, are logged and counted too', async () => {
+  const sink = logSink('warn');
+  const metrics = new Metrics();
+  const app = await buildApp({ database: seeded.database, metrics, logger: sink.logger });
+  try {
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const r = await fetch(`${url}/organizations/v1`, { headers: { 'x-big': 'x'.repeat(20_000) } });
+    expect(r.status).toBe(431);
+    expect(
+      sample(await metrics.registry.metrics(), 'sdg_limit_refusals_total', { code: 'HEADERS_TOO_LARGE' }),
+    ).toBe(1);
+    expect(sink.lines.filter((l) => l.code === 'HEADERS_TOO_LARGE')).toHaveLength(1);
+    expect(sink.lines[0]).toMatchObject({ level: 40, status: 431 });
+  } finally {
+    await app.close();
+  }
+});

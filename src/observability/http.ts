@@ -36,6 +36,9 @@ export const LIMIT_CODES: ReadonlySet<ErrorCode> = new Set([
   'OVERLOADED',
   'QUERY_TOO_COMPLEX',
   'PAYLOAD_TOO_LARGE',
+  // Refused by Node's parser before a request exists (src/http/client-errors.ts logs those).
+  'HEADERS_TOO_LARGE',
+  'REQUEST_TIMEOUT',
 ]);
 
 const warnWorthy = (code: ErrorCode) => ERROR_STATUS[code] >= 500 || LIMIT_CODES.has(code);

@@ -70,7 +70,7 @@ export class Metrics {
   });
   readonly refusals = new Counter({
     name: 'sdg_limit_refusals_total',
-    help: 'Requests refused by a limit, by code (RATE_LIMITED, OVERLOADED, QUERY_TOO_COMPLEX, PAYLOAD_TOO_LARGE).',
+    help: 'Requests refused by a limit, by code (RATE_LIMITED, OVERLOADED, QUERY_TOO_COMPLEX, PAYLOAD_TOO_LARGE, HEADERS_TOO_LARGE, REQUEST_TIMEOUT).',
     labelNames: ['code'] as const,
     registers: [this.registry],
   });
