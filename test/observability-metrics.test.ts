@@ -230,3 +230,19 @@ test('headers over 16 KB, refused by the HTTP parser before any request exists, 
     await app.close();
   }
 });
+
+test('with a read pool, each pool has its own series', async () => {
+  const metrics = new Metrics();
+  const app = await buildApp({ database: seeded.database, readDatabase: seeded.database, metrics });
+  try {
+    expect((await client(app, seeded.demo.users.alice.apiKey).get('/organizations/v1')).status).toBe(200);
+    const text = await metrics.registry.metrics();
+    for (const pool of ['primary', 'read']) {
+      expect(sample(text, 'sdg_db_pool_max', { pool })).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'sdg_db_pool_waiting', { pool })).toBe(0);
+      expect(sample(text, 'sdg_db_pool_connections', { pool, state: 'busy' })).toBe(0);
+    }
+  } finally {
+    await app.close();
+  }
+});
