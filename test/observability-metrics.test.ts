@@ -1,3 +1,4 @@
+import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
@@ -218,9 +219,21 @@ test('headers over 16 KB, refused by the HTTP parser before any request exists, 
   const metrics = new Metrics();
   const app = await buildApp({ database: seeded.database, metrics, logger: sink.logger });
   try {
-    const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    const r = await fetch(`${url}/organizations/v1`, { headers: { 'x-big': 'x'.repeat(20_000) } });
-    expect(r.status).toBe(431);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    // A raw socket: one request, one answer (an HTTP client might retry on the closed connection).
+    const { port } = app.server.address() as AddressInfo;
+    const answer = await new Promise<string>((resolve, reject) => {
+      let got = '';
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(`GET /organizations/v1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`),
+      );
+      socket.on('data', (d) => {
+        got += d;
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(got));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
     expect(
       sample(await metrics.registry.metrics(), 'sdg_limit_refusals_total', { code: 'HEADERS_TOO_LARGE' }),
     ).toBe(1);
