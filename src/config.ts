@@ -32,6 +32,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Heavy requests (pages over 1000 items) running at once, and how long others may wait, ms. */
   admission: { slots: number; maxWaitMs: number };
+  /** Prometheus /metrics on a listener of its own; off unless METRICS_PORT is set. */
+  metrics?: { port: number; host: string; token?: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -91,5 +93,12 @@ export function loadConfig(env: Env = process.env): Config {
       slots: int(env, 'HEAVY_REQUEST_SLOTS', DEFAULT_ADMISSION.slots),
       maxWaitMs: int(env, 'HEAVY_REQUEST_WAIT_MS', DEFAULT_ADMISSION.maxWaitMs),
     },
+    metrics: env.METRICS_PORT
+      ? {
+          port: int(env, 'METRICS_PORT', 0),
+          host: env.METRICS_HOST || '127.0.0.1',
+          token: env.METRICS_TOKEN || undefined,
+        }
+      : undefined,
   };
 }

@@ -17,6 +17,8 @@ import {
   type UnknownRow,
 } from 'kysely';
 import pg from 'pg';
+import type { PoolStats } from '../observability/metrics.js';
+import { sqlSpan } from '../observability/tracing.js';
 import { tenantViolation } from './tenant-guard.js';
 import type { DB } from './types.js';
 
@@ -52,12 +54,23 @@ export interface Database {
   tenantGuard: boolean;
   /** Runs `select 1` on a pooled connection; rejects if that takes longer than `timeoutMs`. */
   ping(timeoutMs: number): Promise<void>;
+  /** The pool's connections now (metrics). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
 const countStatements = (stats: { statements: number }) => (event: LogEvent) => {
   if (event.level === 'query') stats.statements++;
+  // One span per statement when tracing is on (a no-op test otherwise).
+  sqlSpan(event);
 };
+
+const poolStatsOf = (pool: pg.Pool) => (): PoolStats => ({
+  total: pool.totalCount,
+  idle: pool.idleCount,
+  waiting: pool.waitingCount,
+  max: pool.options.max ?? 10,
+});
 
 const guardCompiler = new PostgresQueryCompiler();
 
@@ -201,6 +214,7 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
           throw err;
         }
       },
+      poolStats: poolStatsOf(pool),
       close: () => db.destroy(),
     };
   }
@@ -227,6 +241,7 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
       ? 'embedded PGlite (in memory)'
       : `embedded PGlite at ${resolve(dataDir)}`,
     dump: () => pglite.dumpDataDir('none'),
+    poolStats: poolStatsOf(pool),
     ping: async (timeoutMs) => {
       await within(sql`select 1`.execute(db), timeoutMs, 'the database did not answer in time');
     },

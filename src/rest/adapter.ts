@@ -3,6 +3,7 @@ import { AppError, errorBody } from '../errors.js';
 import { appErrorOf } from '../graphql/errors.js';
 import type { Executor } from '../graphql/executor.js';
 import { HEAVY_PAGE } from '../http/admission.js';
+import { operationId } from './names.js';
 import { ParamChecker } from './params.js';
 import { METHOD_EXPLANATIONS, methodNotAllowed, REST_ROUTES, type RestRoute } from './routes.js';
 
@@ -31,6 +32,7 @@ export function registerRest(app: FastifyInstance, executor: Executor): void {
     app.route({
       method: route.method,
       url: route.path,
+      config: { operation: operationId(route) },
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         // Fastify also parses text/plain; a REST body is JSON only.
         if (route.body && req.body !== undefined && !JSON_TYPE.test(req.headers['content-type'] ?? ''))
