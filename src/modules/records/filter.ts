@@ -5,7 +5,7 @@ import type { RecordKind } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import type { FilterContext, PropertyType } from '../properties/property-type.js';
 import { FILTER_GROUPS, propertyType } from '../properties/registry.js';
-import { likeEscape, MAX_TEXT_LENGTH } from '../properties/text.js';
+import { CONTROL, likeEscape, MAX_TEXT_LENGTH } from '../properties/text.js';
 import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
 import { compileOrder, type OrderInput, type SortKey } from './order.js';
 
@@ -64,11 +64,11 @@ const or = (parts: RawBuilder<unknown>[]): RawBuilder<unknown> =>
   parts.length === 0 ? sql`false` : parts.length === 1 ? parts[0] : sql`(${sql.join(parts, sql` or `)})`;
 
 /**
- * The search text of a record: its text, url and email values as one string (a JSON array), the
- * expression of the trigram index (migrations/0002). The jsonpath function's defaults are written
- * out: an index on the two-argument call is not matched by the planner.
+ * The search text of a record: its text, url and email values, unescaped, joined by U+0001
+ * (migrations/0005), the expression of the trigram index. Neither stored text nor a search may
+ * hold a control character, so a match never spans two values or the JSON around them.
  */
-export const SEARCH_TEXT = sql`(jsonb_path_query_array(c.properties, '$.*.text', '{}', false))::text`;
+export const SEARCH_TEXT = sql`record_search_text(c.properties)`;
 
 interface Compiler {
   schema: PropertySchemaModel;
@@ -224,6 +224,8 @@ export function compileRecordQuery(
   if (search) {
     if ([...search].length > MAX_SEARCH_LENGTH)
       cx.details.push({ field: 'search', reason: `at most ${MAX_SEARCH_LENGTH} characters` });
+    if (CONTROL.test(search))
+      cx.details.push({ field: 'search', reason: 'control characters other than tab, CR and LF are refused, as in stored text' });
     parts.push(sql`${SEARCH_TEXT} ilike ${`%${likeEscape(search)}%`}`);
   }
   const keys = compileOrder(schema, args.orderBy ?? [], cx.details);
