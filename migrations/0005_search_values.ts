@@ -12,9 +12,9 @@ const TABLES = ['projects', 'parcels', 'contacts'] as const;
 
 const trigramInstalled = async (db: Kysely<any>) =>
   (
-    await sql<{ ok: boolean }>`select exists (select 1 from pg_extension where extname = 'pg_trgm') as ok`.execute(
-      db,
-    )
+    await sql<{
+      ok: boolean;
+    }>`select exists (select 1 from pg_extension where extname = 'pg_trgm') as ok`.execute(db)
   ).rows[0].ok;
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -111,13 +111,15 @@ function compileProperty(cx: Compiler, f: PropertyFilterInput, path: string): Ra
     cx.details.push({ field: def.id, path, reason: `give at least one operator in "${fits}"`, ...allowed });
     return sql`false`;
   }
-  return and(ops.map(([op, v]) => compileOperator(cx, def, type, op, v, `${path}.${fits}.${op}`)));
+  const group = f[fits] as Ops;
+  return and(ops.map(([op, v]) => compileOperator(cx, def, type, group, op, v, `${path}.${fits}.${op}`)));
 }
 
 function compileOperator(
   cx: Compiler,
   def: PropertyDefModel,
   type: PropertyType,
+  group: Ops,
   op: string,
   v: unknown,
   path: string,
@@ -139,6 +141,7 @@ function compileOperator(
     p,
     contains: (inner) => sql`c.properties @> ${JSON.stringify({ [id]: inner })}::jsonb`,
     viewerId: cx.viewerId,
+    group,
     problem,
     person: (uid) => cx.people.push({ field: id, uid }),
   };
@@ -225,7 +228,10 @@ export function compileRecordQuery(
     if ([...search].length > MAX_SEARCH_LENGTH)
       cx.details.push({ field: 'search', reason: `at most ${MAX_SEARCH_LENGTH} characters` });
     if (CONTROL.test(search))
-      cx.details.push({ field: 'search', reason: 'control characters other than tab, CR and LF are refused, as in stored text' });
+      cx.details.push({
+        field: 'search',
+        reason: 'control characters other than tab, CR and LF are refused, as in stored text',
+      });
     parts.push(sql`${SEARCH_TEXT} ilike ${`%${likeEscape(search)}%`}`);
   }
   const keys = compileOrder(schema, args.orderBy ?? [], cx.details);
