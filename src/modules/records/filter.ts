@@ -70,6 +70,15 @@ const or = (parts: RawBuilder<unknown>[]): RawBuilder<unknown> =>
  */
 export const SEARCH_TEXT = sql`record_search_text(c.properties)`;
 
+/**
+ * The JSON text of the same values: about a third of SEARCH_TEXT's cost per row. A search with
+ * no `"`, backslash or control character that occurs in a value occurs verbatim in it too, so it
+ * screens rows first (Postgres runs the cheaper condition first) where no index narrows them.
+ */
+const JSON_TEXT = sql`(jsonb_path_query_array(c.properties, '$.*.text', '{}', false))::text`;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: what JSON escapes
+const JSON_ESCAPED = /["\\\u0000-\u001F]/;
+
 interface Compiler {
   schema: PropertySchemaModel;
   viewerId: string;
@@ -232,7 +241,9 @@ export function compileRecordQuery(
         field: 'search',
         reason: 'control characters other than tab, CR and LF are refused, as in stored text',
       });
-    parts.push(sql`${SEARCH_TEXT} ilike ${`%${likeEscape(search)}%`}`);
+    const pattern = `%${likeEscape(search)}%`;
+    const exact = sql`${SEARCH_TEXT} ilike ${pattern}`;
+    parts.push(JSON_ESCAPED.test(search) ? exact : sql`(${JSON_TEXT} ilike ${pattern} and ${exact})`);
   }
   const keys = compileOrder(schema, args.orderBy ?? [], cx.details);
   // The signature names this query in cursors (and batches): the viewer is part of it when `me` is.
