@@ -82,6 +82,11 @@ export type Role =
 
 /** Input of a partial update. */
 export type UpdateRecordInput = {
+  /**
+   * Optimistic concurrency: the record's `updatedAt` as last read. When the record has changed since,
+   * nothing is written and the payload carries a CONFLICT user error and the record as it is now.
+   */
+  expectedUpdatedAt?: string | null | undefined;
   /** The record id. */
   id: string | number;
   /** When given, the record must belong to this organization, or the answer is NOT_FOUND. */

@@ -18,6 +18,7 @@ export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<View
   const hash = hashApiKey(key);
   const { rows } = await sql<{
     id: string;
+    key_id: string;
     email: string;
     name: string;
     roles: { org: string; role: OrgRole }[];
@@ -31,7 +32,7 @@ export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<View
         and (last_used_at is null or last_used_at < now() - ${LAST_USED_RESOLUTION}::interval)
       returning id
     )
-    select u.id, u.email, u.name,
+    select u.id, k.id as key_id, u.email, u.name,
       coalesce((select json_agg(json_build_object('org', m.org_id, 'role', m.role)) from org_members m where m.user_id = u.id), '[]') as roles,
       coalesce((select json_agg(json_build_object('org', g.org_id, 'portfolio', g.portfolio_id)) from portfolio_guests g where g.user_id = u.id), '[]') as guest,
       coalesce((select json_object_agg(v.org_id, v.version) from org_versions v where v.org_id in (
@@ -55,6 +56,7 @@ export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<View
     roles,
     guests,
     new Map(Object.entries(row.versions).map(([o, v]) => [o, Number(v)])),
+    row.key_id,
   );
 }
 

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
+import { logBulkCreates, logLinks } from '../changes/repository.js';
+import { CLI_ACTOR } from '../changes/types.js';
 import { geometryProblem } from '../links/geo.js';
 import { linkParcelsToProject } from '../links/repository.js';
 import { orgUsersByIds } from '../org/repository.js';
@@ -148,9 +150,21 @@ async function insertParcels(tx: Kysely<DB>, opts: ImportOptions, records: BulkR
   const created: string[] = [];
   const chunk = 500;
   for (let i = 0; i < records.length; i += chunk) {
-    created.push(...(await bulkInsertRecords(tx, 'parcel', orgId, portfolioId, records.slice(i, i + chunk))));
+    const ids = await bulkInsertRecords(tx, 'parcel', orgId, portfolioId, records.slice(i, i + chunk));
+    // Each parcel's creation is logged in the import's transaction, all or nothing with it.
+    await logBulkCreates(tx, 'parcel', orgId, ids, CLI_ACTOR);
+    created.push(...ids);
     opts.onProgress?.(created.length, records.length);
   }
-  if (projectId) await linkParcelsToProject(tx, { orgId, portfolioId, projectId }, created);
+  if (projectId) {
+    await linkParcelsToProject(tx, { orgId, portfolioId, projectId }, created);
+    const pairs = created.map((id) => ({
+      aKind: 'project' as const,
+      a: projectId,
+      bKind: 'parcel' as const,
+      b: id,
+    }));
+    await logLinks(tx, { orgId, portfolioId }, pairs, 'link', CLI_ACTOR);
+  }
   return created;
 }
