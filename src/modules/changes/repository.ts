@@ -14,6 +14,23 @@ export const logColumns = sql`org_id, portfolio_id, record_kind, record_id, op, 
 export const actorValues = (a: Actor): RawBuilder<unknown> =>
   sql`${a.userId}::text, ${a.keyId}::text, ${a.source}::text`;
 
+/**
+ * A one-row query that takes a transaction-level advisory lock per record (in sorted order, so two
+ * writers never deadlock), for a writer's CTE to join before it touches a row. It runs before the
+ * transaction has an id: advisory locks do not assign one, and the lock is held until commit. So
+ * of two transactions that change one record, the later one gets its id only after the earlier
+ * one committed, and the log's (tx, seq) order is that record's commit order. A row lock alone
+ * would not do: a transaction gets its id before it waits for the row.
+ */
+export const recordLocks = (orgId: string, ids: string[]) =>
+  sql`select bool_and(pg_advisory_xact_lock(hashtextextended(${orgId}::text || ':' || x, 0)) is not null) as ok
+    from unnest(${[...ids].sort()}::text[]) x`;
+
+/** The same locks as a statement of their own: the first of a multi-statement write. */
+export async function lockRecords(db: Kysely<DB>, orgId: string, ids: string[]): Promise<void> {
+  await recordLocks(orgId, ids).execute(db);
+}
+
 /** jsonb of `{ propertyId: { before, after } }` from one properties map (create: after; delete: before). */
 export const wholeRecordChange = (props: RawBuilder<unknown>, side: 'before' | 'after') =>
   sql`(select coalesce(jsonb_object_agg(e.key, jsonb_build_object('before', ${side === 'before' ? sql`e.value` : sql`null::jsonb`}, 'after', ${side === 'after' ? sql`e.value` : sql`null::jsonb`})), '{}'::jsonb) from jsonb_each(${props}) e)`;

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
-import { actorValues, logColumns } from '../changes/repository.js';
+import { actorValues, logColumns, recordLocks } from '../changes/repository.js';
 import type { Actor } from '../changes/types.js';
 import { areaWeightedCentroid } from './geo.js';
 
@@ -34,9 +34,9 @@ export async function link(
 ): Promise<boolean> {
   try {
     await sql`
-      with ins as (
+      with lk as (${recordLocks(k.orgId, [k.parentId, k.contactId])}), ins as (
         insert into ${sql.table(table)} (org_id, portfolio_id, ${sql.ref(PARENT_COL[table])}, contact_id)
-        values (${k.orgId}, ${k.portfolioId}, ${k.parentId}, ${k.contactId})
+        select ${k.orgId}, ${k.portfolioId}, ${k.parentId}, ${k.contactId} from lk where lk.ok
         on conflict do nothing
         returning org_id, portfolio_id
       ), log as (
@@ -60,10 +60,10 @@ export async function unlink(
   actor: Actor,
 ): Promise<boolean> {
   const { rows } = await sql`
-    with del as (
-      delete from ${sql.table(table)}
-      where org_id = ${k.orgId} and ${sql.ref(PARENT_COL[table])} = ${k.parentId} and contact_id = ${k.contactId}
-      returning org_id, portfolio_id
+    with lk as (${recordLocks(k.orgId, [k.parentId, k.contactId])}), del as (
+      delete from ${sql.table(table)} l using lk
+      where l.org_id = ${k.orgId} and l.${sql.ref(PARENT_COL[table])} = ${k.parentId} and l.contact_id = ${k.contactId} and lk.ok
+      returning l.org_id, l.portfolio_id
     ), log as (
       insert into change_log (${logColumns})
       select del.org_id, del.portfolio_id, s.kind, s.rid, 'unlink', s.other, '{}'::jsonb, ${actorValues(actor)}

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { logBulkCreates, logLinks } from '../changes/repository.js';
+import { lockRecords, logBulkCreates, logLinks } from '../changes/repository.js';
 import { CLI_ACTOR } from '../changes/types.js';
 import { geometryProblem } from '../links/geo.js';
 import { linkParcelsToProject } from '../links/repository.js';
@@ -145,6 +145,8 @@ async function checkPeople(db: Kysely<DB>, orgId: string, found: Findings) {
 
 async function insertParcels(tx: Kysely<DB>, opts: ImportOptions, records: BulkRecord[]): Promise<string[]> {
   const { orgId, portfolioId, projectId } = opts;
+  // Before the transaction writes (and gets its id): the project's changes keep their commit order.
+  if (projectId) await lockRecords(tx, orgId, [projectId]);
   if (projectId && !(await recordInPortfolio(tx, 'project', { orgId, portfolioId, id: projectId })))
     throw new AppError('NOT_FOUND', `Project ${projectId} is not in portfolio ${portfolioId}.`);
   const created: string[] = [];

@@ -2,7 +2,13 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { actorValues, logColumns, propertyDiff, wholeRecordChange } from '../changes/repository.js';
+import {
+  actorValues,
+  logColumns,
+  propertyDiff,
+  recordLocks,
+  wholeRecordChange,
+} from '../changes/repository.js';
 import type { Actor } from '../changes/types.js';
 import { PLAIN_QUERY, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
@@ -349,14 +355,14 @@ export async function updateRecord(
 ): Promise<UpdateOutcome> {
   const t = sql.table(RECORD_TABLE[kind]);
   const version = expectedUpdatedAt
-    ? sql`and updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
+    ? sql`and r.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
     : sql``;
   const keys = [...Object.keys(set), ...clear];
   const { rows } = await sql<RecordRow & { matched: boolean }>`
-    with old as (
-      select org_id, id, properties from ${t}
-      where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id} ${version}
-      for update
+    with lk as (${recordLocks(key.orgId, [key.id])}), old as (
+      select r.org_id, r.id, r.properties from ${t} r, lk
+      where r.org_id = ${key.orgId} and r.portfolio_id = ${key.portfolioId} and r.id = ${key.id} ${version} and lk.ok
+      for update of r
     ), upd as (
       update ${t} r set
         properties = (r.properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
@@ -384,10 +390,10 @@ export async function deleteRecord(
   actor: Actor,
 ): Promise<boolean> {
   const { rows } = await sql<{ id: string }>`
-    with del as (
-      delete from ${sql.table(RECORD_TABLE[kind])}
-      where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}
-      returning org_id, portfolio_id, id, properties
+    with lk as (${recordLocks(key.orgId, [key.id])}), del as (
+      delete from ${sql.table(RECORD_TABLE[kind])} r using lk
+      where r.org_id = ${key.orgId} and r.portfolio_id = ${key.portfolioId} and r.id = ${key.id} and lk.ok
+      returning r.org_id, r.portfolio_id, r.id, r.properties
     ), log as (
       insert into change_log (${logColumns})
       select del.org_id, del.portfolio_id, ${kind}, del.id, 'delete', null, ${wholeRecordChange(sql`del.properties`, 'before')}, ${actorValues(actor)}
