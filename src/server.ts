@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { limitsFromEnv } from './graphql/limits.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { loggerOptions } from './logger.js';
+import { startRetention } from './modules/changes/retention.js';
 import { seedDemo } from './seed/demo.js';
 
 /** Starts the gateway: database, migrations, demo data on an empty database, then listen. */
@@ -43,6 +44,7 @@ async function main() {
     rateLimit: store && { store, config: cfg.rateLimit },
     trustProxy: cfg.trustProxy,
   });
+  const retention = startRetention(database.db, cfg.changeLogRetentionDays, log);
   // The address actually bound (PORT=0 picks a free port).
   const base = await app.listen({ port: cfg.port, host: cfg.host });
   const lines = [
@@ -68,6 +70,7 @@ async function main() {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     try {
+      retention.stop();
       await app.close();
       await store?.close?.();
       await readDatabase?.close();

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { hashApiKey } from '../src/modules/auth/keys.js';
+import { pruneOlderThan } from '../src/modules/changes/repository.js';
 import { CLI_ACTOR } from '../src/modules/changes/types.js';
 import { updateRecord } from '../src/modules/records/repository.js';
 import { defineProperty } from '../src/modules/schema/service.js';
@@ -282,6 +283,23 @@ describe('the change log and history', () => {
     expect(r.body.data.organization.portfolio).toBeNull();
     // Another tenant reaches neither.
     expect(await history(env.as.nora, inA1)).toBeUndefined();
+  });
+});
+
+describe('retention', () => {
+  test('entries older than the retention are deleted; newer ones stay', async ({ env }) => {
+    const s = await freshPortfolio(env);
+    const old = (await env.as.alice.post('/contacts/v1', { properties: { first_name: { text: 'old' } } }, s))
+      .body.id;
+    const fresh = (
+      await env.as.alice.post('/contacts/v1', { properties: { first_name: { text: 'new' } } }, s)
+    ).body.id;
+    await sql`update change_log set at = now() - interval '31 days' where org_id = ${s.orgId} and record_id = ${old}`.execute(
+      env.database.db,
+    );
+    expect(await pruneOlderThan(env.database.db, 30)).toBeGreaterThanOrEqual(1);
+    expect(await logCount(env, old)).toBe(0);
+    expect(await logCount(env, fresh)).toBe(1);
   });
 });
 
