@@ -97,6 +97,11 @@ export type UpdateRecordInput = {
   properties: unknown;
 };
 
+/** Kinds of user errors. */
+export type UserErrorCode =
+  /** The record changed after `expectedUpdatedAt`; read it again (the payload holds it) and retry. */
+  | 'CONFLICT';
+
 export type ListProjectParcelsQueryVariables = Exact<{
   orgId: string | number;
   portfolioId: string | number;
@@ -166,6 +171,13 @@ export type ListParcelContactsQueryVariables = Exact<{
 
 export type ListParcelContactsQuery = { organization: { portfolio: { parcel: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
+export type UpdateProjectMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment, userErrors: Array<{ code: UserErrorCode }> } };
+
 export type ListParcelProjectsQueryVariables = Exact<{
   orgId: string | number;
   portfolioId: string | number;
@@ -195,17 +207,17 @@ export type ListProjectContactsQueryVariables = Exact<{
 
 export type ListProjectContactsQuery = { organization: { portfolio: { project: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
-export type ListOrganizationsQueryVariables = Exact<{ [key: string]: never; }>;
-
-
-export type ListOrganizationsQuery = { organizations: Array<{ id: string, name: string }> };
-
-export type UpdateProjectMutationVariables = Exact<{
+export type UpdateContactMutationVariables = Exact<{
   input: UpdateRecordInput;
 }>;
 
 
-export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment } };
+export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment, userErrors: Array<{ code: UserErrorCode }> } };
+
+export type ListOrganizationsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ListOrganizationsQuery = { organizations: Array<{ id: string, name: string }> };
 
 export type LinkParcelContactMutationVariables = Exact<{
   input: ParcelContactInput;
@@ -232,6 +244,13 @@ export type ListContactProjectsQueryVariables = Exact<{
 
 export type ListContactProjectsQuery = { organization: { portfolio: { contact: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
+export type UpdateParcelMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment, userErrors: Array<{ code: UserErrorCode }> } };
+
 export type CreateProjectMutationVariables = Exact<{
   input: CreateRecordInput;
 }>;
@@ -245,13 +264,6 @@ export type ListUsersQueryVariables = Exact<{
 
 
 export type ListUsersQuery = { organization: { users: Array<{ id: string, email: string, name: string, role: Role | null }> } | null };
-
-export type UpdateContactMutationVariables = Exact<{
-  input: UpdateRecordInput;
-}>;
-
-
-export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment } };
 
 export type ListContactsQueryVariables = Exact<{
   orgId: string | number;
@@ -290,13 +302,6 @@ export type ListContactParcelsQueryVariables = Exact<{
 
 
 export type ListContactParcelsQuery = { organization: { portfolio: { contact: { parcels: { edges: Array<{ node: R_Parcel_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
-
-export type UpdateParcelMutationVariables = Exact<{
-  input: UpdateRecordInput;
-}>;
-
-
-export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment } };
 
 export type DeleteProjectMutationVariables = Exact<{
   input: DeleteRecordInput;
