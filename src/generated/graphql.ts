@@ -1101,6 +1101,43 @@ export type SelectValue = PropertyValue & {
   propertyId: Scalars['ID']['output'];
 };
 
+/**
+ * Live changes, over WebSocket with the graphql-ws protocol on the same /graphql path. Send the API key
+ * in `connection_init`'s payload: `{ "apiKey": "sdg_…" }`. Access is checked when subscribing and again
+ * before every event: a revoked key closes the socket (4403), and a subscription whose portfolio went
+ * out of reach ends with NOT_FOUND.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** Each change to the portfolio's records as it commits (only these kinds when given; schema changes come when no kinds are given). */
+  recordChanged: Change;
+  /** Each change to one project, parcel or contact as it commits. */
+  recordUpdated: Change;
+};
+
+
+/**
+ * Live changes, over WebSocket with the graphql-ws protocol on the same /graphql path. Send the API key
+ * in `connection_init`'s payload: `{ "apiKey": "sdg_…" }`. Access is checked when subscribing and again
+ * before every event: a revoked key closes the socket (4403), and a subscription whose portfolio went
+ * out of reach ends with NOT_FOUND.
+ */
+export type SubscriptionRecordChangedArgs = {
+  kinds?: InputMaybe<Array<RecordKind>>;
+  portfolioId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Live changes, over WebSocket with the graphql-ws protocol on the same /graphql path. Send the API key
+ * in `connection_init`'s payload: `{ "apiKey": "sdg_…" }`. Access is checked when subscribing and again
+ * before every event: a revoked key closes the socket (4403), and a subscription whose portfolio went
+ * out of reach ends with NOT_FOUND.
+ */
+export type SubscriptionRecordUpdatedArgs = {
+  id: Scalars['ID']['input'];
+};
+
 /** Text operators. Several operators in one group must all hold. */
 export type TextFilter = {
   /** Contains this text, case-insensitively. */
@@ -1350,6 +1387,7 @@ export type ResolversTypes = ResolversObject<{
   SelectOption: ResolverTypeWrapper<SelectOption>;
   SelectValue: ResolverTypeWrapper<ValueModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TextFilter: TextFilter;
   TextValue: ResolverTypeWrapper<ValueModel>;
   UpdateRecordInput: UpdateRecordInput;
@@ -1422,6 +1460,7 @@ export type ResolversParentTypes = ResolversObject<{
   SelectOption: SelectOption;
   SelectValue: ValueModel;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   TextFilter: TextFilter;
   TextValue: ValueModel;
   UpdateRecordInput: UpdateRecordInput;
@@ -1742,6 +1781,11 @@ export type SelectValueResolvers<ContextType = Context, ParentType extends Resol
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type SubscriptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  recordChanged?: SubscriptionResolver<ResolversTypes['Change'], "recordChanged", ParentType, ContextType, RequireFields<SubscriptionRecordChangedArgs, 'portfolioId'>>;
+  recordUpdated?: SubscriptionResolver<ResolversTypes['Change'], "recordUpdated", ParentType, ContextType, RequireFields<SubscriptionRecordUpdatedArgs, 'id'>>;
+}>;
+
 export type TextValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['TextValue'] = ResolversParentTypes['TextValue']> = ResolversObject<{
   property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
   propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1815,6 +1859,7 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   Role?: RoleResolvers;
   SelectOption?: SelectOptionResolvers<ContextType>;
   SelectValue?: SelectValueResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   TextValue?: TextValueResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;

@@ -14,8 +14,12 @@ const LAST_USED_RESOLUTION = '60 seconds';
  * shard holding org_members. Resolves a key to its viewer in one statement: the user, their org roles and guest grants,
  * and (at most once a minute) a `last_used_at` stamp. Revoked and unknown keys give null.
  */
-export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<Viewer | null> {
-  const hash = hashApiKey(key);
+export function findViewerByKey(db: Kysely<DB>, key: string): Promise<Viewer | null> {
+  return findViewerByHash(db, hashApiKey(key));
+}
+
+/** The same by the key's hash: a subscription re-checks its key with it, without keeping the key. */
+export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Viewer | null> {
   const { rows } = await sql<{
     id: string;
     key_id: string;

@@ -5,7 +5,7 @@ import type { RecordModel, ValueModel } from '../records/types.js';
 import { fitsType } from '../records/validate.js';
 import { schemaOf, userMap } from '../records/values.js';
 import * as service from './service.js';
-import type { PropertyChangeModel } from './types.js';
+import type { ChangeModel, PropertyChangeModel } from './types.js';
 
 const history = (
   r: RecordModel,
@@ -33,6 +33,16 @@ export const changeResolvers: Resolvers = {
   Portfolio: {
     changes: (p, args, ctx) => service.portfolioChanges(ctx, p, args),
     changesCursor: (p, _a, ctx) => service.changesCursor(ctx, p),
+  },
+  Subscription: {
+    recordChanged: {
+      subscribe: (_p, { portfolioId, kinds }, ctx) => service.subscribePortfolio(ctx, portfolioId, kinds),
+      resolve: (c: ChangeModel) => c,
+    },
+    recordUpdated: {
+      subscribe: (_p, { id }, ctx) => service.subscribeRecord(ctx, id),
+      resolve: (c: ChangeModel) => c,
+    },
   },
   ChangeConnection: {
     nodes: (c) => c.edges.map((e) => e.node),

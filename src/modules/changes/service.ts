@@ -1,7 +1,10 @@
 import type { Context } from '../../context.js';
-import { AppError } from '../../errors.js';
+import type { RecordKind } from '../../db/types.js';
+import { AppError, notFound } from '../../errors.js';
+import { typeOfId } from '../../ids.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../pagination/connection.js';
 import type { PortfolioModel } from '../org/types.js';
+import { findRecord } from '../records/service.js';
 import type { RecordModel } from '../records/types.js';
 import * as repo from './repository.js';
 import type { Actor, ChangeConnectionModel, ChangeModel } from './types.js';
@@ -81,4 +84,47 @@ export async function portfolioChanges(
 export async function changesCursor(ctx: Context, p: PortfolioModel): Promise<string> {
   const head = await repo.feedHead(ctx.db);
   return ctx.cursors.encode(feedScope(p.id), [head.tx, head.seq]);
+}
+
+const SUBSCRIBE_OVER_WS = () =>
+  new AppError(
+    'BAD_REQUEST',
+    'Subscriptions run over WebSocket (graphql-ws) on /graphql, not over HTTP POST.',
+  );
+
+/** The organization of a portfolio the caller can read, found among the caller's organizations. */
+async function readablePortfolio(ctx: Context, portfolioId: string) {
+  const found = await Promise.all(
+    ctx.viewer.orgIds.map((orgId) => ctx.loaders.portfolio.load({ orgId, id: portfolioId })),
+  );
+  const p = found.find((x) => x && ctx.viewer.canReadPortfolio(x.orgId, x.id));
+  if (!p) throw notFound('Portfolio');
+  return p;
+}
+
+export async function subscribePortfolio(
+  ctx: Context,
+  portfolioId: string,
+  kinds?: readonly RecordKind[] | null,
+) {
+  if (!ctx.changes || !ctx.connection) throw SUBSCRIBE_OVER_WS();
+  const p = await readablePortfolio(ctx, portfolioId);
+  const wanted = kinds?.length ? new Set(kinds) : undefined;
+  return ctx.changes.subscribe(ctx.connection, p.orgId, p.id, (c) =>
+    wanted ? c.op !== 'schema' && wanted.has(c.recordKind) : true,
+  );
+}
+
+const KIND_OF: Partial<Record<string, RecordKind>> = {
+  Project: 'project',
+  Parcel: 'parcel',
+  Contact: 'contact',
+};
+
+export async function subscribeRecord(ctx: Context, id: string) {
+  if (!ctx.changes || !ctx.connection) throw SUBSCRIBE_OVER_WS();
+  const kind = KIND_OF[typeOfId(id) ?? ''];
+  const r = kind && (await findRecord(ctx, kind, id));
+  if (!r) throw notFound('Record');
+  return ctx.changes.subscribe(ctx.connection, r.orgId, r.portfolioId, (c) => c.recordId === id);
 }

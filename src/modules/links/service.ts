@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
+import { ringChanges } from '../changes/bell.js';
 import { actorOf } from '../changes/service.js';
 import { assertCanWrite, findRecord, requireRecord, type Scope } from '../records/service.js';
 import type { RecordModel } from '../records/types.js';
@@ -44,5 +45,6 @@ export async function setContactLink(
     if (linked && !(await repo.link(tx, table, key, actorOf(ctx)))) throw notFound('Record');
     if (!linked) await repo.unlink(tx, table, key, actorOf(ctx));
   });
+  ringChanges(ctx.db, parent.orgId);
   return { parent, contact, linked };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
+import { ringChanges } from '../changes/bell.js';
 import { lockRecords, logBulkCreates, logLinks } from '../changes/repository.js';
 import { CLI_ACTOR } from '../changes/types.js';
 import { geometryProblem } from '../links/geo.js';
@@ -64,6 +65,7 @@ export async function importParcels(
       found.problems,
     );
   const created = await inTransaction(db, (tx) => insertParcels(tx, opts, records));
+  ringChanges(db, opts.orgId);
   return {
     created,
     skippedKeys: [...found.skipped],

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { RecordKind } from '../../db/types.js';
 import { forbidden, notFound } from '../../errors.js';
+import { ringChanges } from '../changes/bell.js';
 import { actorOf } from '../changes/service.js';
 import * as repo from './repository.js';
 import { RECORD_TYPENAME, type RecordModel } from './types.js';
@@ -106,6 +107,7 @@ export async function createRecord(
   );
   // The portfolio was deleted meanwhile (the insert's foreign key).
   if (!created) throw notFound('Portfolio');
+  ringChanges(ctx.db, input.orgId);
   return created;
 }
 
@@ -130,6 +132,7 @@ export async function updateRecord(
   // Deleted between the read and the write: it no longer exists.
   if ('missing' in out) throw notFound(RECORD_TYPENAME[kind]);
   ctx.loaders.record[kind].clear(current.id);
+  if ('record' in out) ringChanges(ctx.db, current.orgId);
   if ('conflict' in out) {
     const now = await requireRecord(ctx, kind, current.id);
     return { record: now, conflict: true };
@@ -147,6 +150,7 @@ export async function deleteRecord(
   assertCanWrite(ctx, current.orgId, `delete ${kind}s`);
   if (!(await inTransaction(ctx.db, (tx) => repo.deleteRecord(tx, kind, current, actorOf(ctx)))))
     throw notFound(RECORD_TYPENAME[kind]);
+  ringChanges(ctx.db, current.orgId);
   ctx.loaders.record[kind].clear(current.id);
   return current.id;
 }
