@@ -126,6 +126,19 @@ describe('graphql-ws subscriptions', () => {
       const bad = subscribe(url, 'sdg_notAKeyAtAll0000000000000000', CHANGED, { pf: a1(env).portfolioId });
       await until(() => !!bad.closed);
       expect(bad.closed!.code).toBe(4403);
+      const nora = subscribe(url, env.demo.users.nora.apiKey, CHANGED, { pf: a1(env).portfolioId });
+      const aRecord = (await env.as.alice.get('/projects/v1', { ...a1(env), limit: 1 })).body.items[0].id;
+      const noraRecord = subscribe(
+        url,
+        env.demo.users.nora.apiKey,
+        'subscription ($id: ID!) { recordUpdated(id: $id) { id } }',
+        {
+          id: aRecord,
+        },
+      );
+      await until(() => nora.errors.length > 0 && noraRecord.errors.length > 0);
+      expect((nora.errors[0] as any).extensions.code).toBe('NOT_FOUND');
+      expect((noraRecord.errors[0] as any).extensions.code).toBe('NOT_FOUND');
       const gina = subscribe(url, env.demo.users.gina.apiKey, CHANGED, { pf: env.demo.orgs.A.portfolios.A2 });
       await until(() => gina.errors.length > 0);
       expect((gina.errors[0] as any).extensions.code).toBe('NOT_FOUND');
