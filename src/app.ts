@@ -7,6 +7,7 @@ import { Executor } from './graphql/executor.js';
 import { DEFAULT_LIMITS, type GraphQLLimits } from './graphql/limits.js';
 import { buildSchema } from './graphql/schema.js';
 import { registerGraphQL } from './graphql/server.js';
+import { registerSubscriptions } from './graphql/subscriptions.js';
 import { Admission, type AdmissionConfig, DEFAULT_ADMISSION, installAdmission } from './http/admission.js';
 import { installAuth } from './http/auth.js';
 import { clientErrorHandler } from './http/client-errors.js';
@@ -21,6 +22,7 @@ import {
 } from './http/rate-limit.js';
 import { installObservability } from './observability/http.js';
 import { Metrics } from './observability/metrics.js';
+import { ChangeHub, DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/hub.js';
 import { OPENAPI_PUBLIC_PATHS, registerOpenApi } from './openapi/routes.js';
 import { CursorCodec } from './pagination/cursor.js';
 import { registerRest } from './rest/adapter.js';
@@ -61,6 +63,8 @@ export interface AppOptions {
   readinessChecks?: ReadinessCheck[];
   /** How long /readyz waits for each dependency. */
   readyTimeoutMs?: number;
+  /** Bounds of live subscriptions (graphql-ws on /graphql); DEFAULT_HUB_LIMITS unless given. */
+  subscriptions?: Partial<HubLimits>;
 }
 
 /** Routes that need no API key. */
@@ -113,6 +117,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await registerGraphQL(app, executor, limits);
   registerRest(app, executor);
   registerOpenApi(app);
+  const hub = new ChangeHub(database.db, database.listen, { ...DEFAULT_HUB_LIMITS, ...opts.subscriptions });
+  registerSubscriptions(app, { schema: executor.schema, database, cursors, hub, limits });
   return app;
 }
 

@@ -17,6 +17,8 @@ export interface Config {
   statementTimeoutMs: number;
   /** Serve the demo data on an empty embedded database. */
   seedDemoOnEmpty: boolean;
+  /** Change-log entries older than this many days are deleted (hourly); 0 keeps them forever. */
+  changeLogRetentionDays: number;
   /** Send `x-sql-statements` on every response (benchmarks). */
   exposeStatementCount: boolean;
   /**
@@ -77,6 +79,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT_BYTES', 1_048_576),
     statementTimeoutMs: int(env, 'STATEMENT_TIMEOUT_MS', 10_000),
     seedDemoOnEmpty: env.SDG_SEED_DEMO !== '0',
+    changeLogRetentionDays: int(env, 'CHANGE_LOG_RETENTION_DAYS', 90),
     exposeStatementCount: env.SDG_EXPOSE_SQL_COUNT === '1',
     rateLimit: {
       perSecond: num(env, 'RATE_LIMIT_PER_SECOND', 50),

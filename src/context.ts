@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './db/types.js';
 import type { Viewer } from './modules/auth/viewer.js';
+import type { ChangeHub, Connection } from './modules/changes/hub.js';
 import { createOrgLoaders } from './modules/org/loaders.js';
 import { createRecordLoaders } from './modules/records/loaders.js';
 import { createSchemaLoaders } from './modules/schema/loaders.js';
@@ -21,6 +22,9 @@ export interface Context {
   memo?: Map<string, unknown>;
   /** What metrics, logs and traces learn about the request (its operation, error codes). */
   obs?: RequestObservation;
+  /** Live subscriptions (WebSocket contexts only): the process's hub and this socket. */
+  changes?: ChangeHub;
+  connection?: Connection;
   /** Waits for a heavy-request slot (src/http/admission.ts); absent when admission control is off. */
   admit?: () => Promise<void>;
 }

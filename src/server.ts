@@ -9,6 +9,7 @@ import { loggerOptions } from './logger.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startTracingFromEnv } from './observability/otel.js';
+import { startRetention } from './modules/changes/retention.js';
 import { seedDemo } from './seed/demo.js';
 
 /** Starts the gateway: database, migrations, demo data on an empty database, then listen. */
@@ -55,6 +56,7 @@ async function main() {
     rateLimit: store && { store, config: cfg.rateLimit },
     trustProxy: cfg.trustProxy,
   });
+  const retention = startRetention(database.db, cfg.changeLogRetentionDays, log);
   // The address actually bound (PORT=0 picks a free port).
   const base = await app.listen({ port: cfg.port, host: cfg.host });
   const metricsServer = cfg.metrics && (await startMetricsServer(metrics, cfg.metrics));
@@ -85,6 +87,7 @@ async function main() {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     try {
+      retention.stop();
       await app.close();
       await metricsServer?.close();
       await stopTracing?.();

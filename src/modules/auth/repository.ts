@@ -14,10 +14,15 @@ const LAST_USED_RESOLUTION = '60 seconds';
  * shard holding org_members. Resolves a key to its viewer in one statement: the user, their org roles and guest grants,
  * and (at most once a minute) a `last_used_at` stamp. Revoked and unknown keys give null.
  */
-export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<Viewer | null> {
-  const hash = hashApiKey(key);
+export function findViewerByKey(db: Kysely<DB>, key: string): Promise<Viewer | null> {
+  return findViewerByHash(db, hashApiKey(key));
+}
+
+/** The same by the key's hash: a subscription re-checks its key with it, without keeping the key. */
+export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Viewer | null> {
   const { rows } = await sql<{
     id: string;
+    key_id: string;
     email: string;
     name: string;
     roles: { org: string; role: OrgRole }[];
@@ -31,7 +36,7 @@ export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<View
         and (last_used_at is null or last_used_at < now() - ${LAST_USED_RESOLUTION}::interval)
       returning id
     )
-    select u.id, u.email, u.name,
+    select u.id, k.id as key_id, u.email, u.name,
       coalesce((select json_agg(json_build_object('org', m.org_id, 'role', m.role)) from org_members m where m.user_id = u.id), '[]') as roles,
       coalesce((select json_agg(json_build_object('org', g.org_id, 'portfolio', g.portfolio_id)) from portfolio_guests g where g.user_id = u.id), '[]') as guest,
       coalesce((select json_object_agg(v.org_id, v.version) from org_versions v where v.org_id in (
@@ -55,6 +60,7 @@ export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<View
     roles,
     guests,
     new Map(Object.entries(row.versions).map(([o, v]) => [o, Number(v)])),
+    row.key_id,
   );
 }
 
