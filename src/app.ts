@@ -9,6 +9,7 @@ import { registerGraphQL } from './graphql/server.js';
 import { Admission, type AdmissionConfig, DEFAULT_ADMISSION, installAdmission } from './http/admission.js';
 import { installAuth } from './http/auth.js';
 import { clientErrorHandler } from './http/client-errors.js';
+import { type CorsOrigins, installCors } from './http/cors.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
 import { installLingeringClose } from './http/lingering-close.js';
@@ -48,6 +49,8 @@ export interface AppOptions {
   graphqlLimits?: GraphQLLimits;
   /** How many heavy requests (big pages) run at once; DEFAULT_ADMISSION unless given (tests pass their own). */
   admission?: AdmissionConfig | Admission;
+  /** Browser origins allowed to call (CORS_ORIGINS); `*` unless given. */
+  corsOrigins?: CorsOrigins;
 }
 
 /** Routes that need no API key. */
@@ -116,10 +119,29 @@ function createServer(opts: AppOptions): FastifyInstance {
   // Bodies are JSON only: without this, Fastify's default text/plain parser would turn a
   // wrongly-typed body into a 400 about its shape instead of a 415 about its type.
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonWithoutBody(app);
   installErrorHandling(app);
   installLingeringClose(app);
+  // Before the rate limit, so a preflight is answered first and a 429 still carries CORS headers.
+  installCors(app, opts.corsOrigins ?? '*');
   if (opts.rateLimit) installRateLimit(app, opts.rateLimit.store, opts.rateLimit.config);
   return app;
+}
+
+/** Methods whose requests carry no body in this API. */
+const BODYLESS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Many HTTP clients send `Content-Type: application/json` on every request; on a DELETE with no
+ * body that is no reason to refuse it. An empty body on a POST or PUT is still a 400.
+ */
+function acceptEmptyJsonWithoutBody(app: FastifyInstance): void {
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' && BODYLESS.has(req.method)) return done(null, undefined);
+    json(req, body as string, done);
+  });
 }
 
 async function loadCursorSecret(database: Database): Promise<string> {

@@ -1,4 +1,5 @@
 import { DEFAULT_ADMISSION } from './http/admission.js';
+import { type CorsOrigins, parseCorsOrigins } from './http/cors.js';
 import { DEFAULT_ADDRESS_LIMIT } from './http/rate-limit.js';
 
 /** Runtime configuration, from the environment. Every knob has a safe default. */
@@ -32,6 +33,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Heavy requests (pages over 1000 items) running at once, and how long others may wait, ms. */
   admission: { slots: number; maxWaitMs: number };
+  /** Browser origins allowed to call the gateway (CORS_ORIGINS): `*` or a list. */
+  corsOrigins: CorsOrigins;
 }
 
 type Env = Record<string, string | undefined>;
@@ -91,5 +94,6 @@ export function loadConfig(env: Env = process.env): Config {
       slots: int(env, 'HEAVY_REQUEST_SLOTS', DEFAULT_ADMISSION.slots),
       maxWaitMs: int(env, 'HEAVY_REQUEST_WAIT_MS', DEFAULT_ADMISSION.maxWaitMs),
     },
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
   };
 }

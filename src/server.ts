@@ -42,6 +42,7 @@ async function main() {
     admission: cfg.admission,
     rateLimit: store && { store, config: cfg.rateLimit },
     trustProxy: cfg.trustProxy,
+    corsOrigins: cfg.corsOrigins,
   });
   // The address actually bound (PORT=0 picks a free port).
   const base = await app.listen({ port: cfg.port, host: cfg.host });

@@ -143,12 +143,12 @@ export type ListPortfoliosQueryVariables = Exact<{
 
 export type ListPortfoliosQuery = { organization: { id: string, portfolios: Array<{ id: string, name: string, createdAt: string }> } | null };
 
-export type GetContactSchemaQueryVariables = Exact<{
+export type GetProjectSchemaQueryVariables = Exact<{
   orgId: string | number;
 }>;
 
 
-export type GetContactSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, options: Array<{ id: string, name: string, color: string }> }> } } | null };
+export type GetProjectSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, required: boolean, options: Array<{ id: string, name: string, color: string }> }> } } | null };
 
 export type ListParcelContactsQueryVariables = Exact<{
   orgId: string | number;
@@ -172,13 +172,6 @@ export type ListParcelProjectsQueryVariables = Exact<{
 
 export type ListParcelProjectsQuery = { organization: { portfolio: { parcel: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
-export type GetParcelSchemaQueryVariables = Exact<{
-  orgId: string | number;
-}>;
-
-
-export type GetParcelSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, options: Array<{ id: string, name: string, color: string }> }> } } | null };
-
 export type ListProjectContactsQueryVariables = Exact<{
   orgId: string | number;
   portfolioId: string | number;
@@ -189,6 +182,13 @@ export type ListProjectContactsQueryVariables = Exact<{
 
 
 export type ListProjectContactsQuery = { organization: { portfolio: { project: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type GetParcelSchemaQueryVariables = Exact<{
+  orgId: string | number;
+}>;
+
+
+export type GetParcelSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, required: boolean, options: Array<{ id: string, name: string, color: string }> }> } } | null };
 
 export type ListOrganizationsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -226,6 +226,13 @@ export type ListContactProjectsQueryVariables = Exact<{
 
 
 export type ListContactProjectsQuery = { organization: { portfolio: { contact: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type GetContactSchemaQueryVariables = Exact<{
+  orgId: string | number;
+}>;
+
+
+export type GetContactSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, required: boolean, options: Array<{ id: string, name: string, color: string }> }> } } | null };
 
 export type CreateProjectMutationVariables = Exact<{
   input: CreateRecordInput;
@@ -267,13 +274,6 @@ export type ListProjectsQueryVariables = Exact<{
 
 
 export type ListProjectsQuery = { organization: { portfolio: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
-
-export type GetProjectSchemaQueryVariables = Exact<{
-  orgId: string | number;
-}>;
-
-
-export type GetProjectSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, options: Array<{ id: string, name: string, color: string }> }> } } | null };
 
 export type ListContactParcelsQueryVariables = Exact<{
   orgId: string | number;

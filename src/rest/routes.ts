@@ -71,7 +71,7 @@ function found<T>(v: T | null | undefined, what: string): T {
 const pagingVars = ({ check, base }: { check: ParamChecker; base: Vars }) => ({
   ...base,
   first: check.limit(),
-  after: check.optional('startKey') ?? null,
+  after: check.startKey() ?? null,
 });
 
 const scoped = { orgId: true, portfolioId: true } as const;
@@ -123,13 +123,15 @@ type Kind = 'project' | 'contact' | 'parcel';
 type Plural = `${Kind}s`;
 const TYPE = RECORD_TYPENAME;
 
-type SchemaIn = { properties: { id: string; name: string; type: Q.PropertyType; options: unknown[] }[] };
+type SchemaIn = {
+  properties: { id: string; name: string; type: Q.PropertyType; required: boolean; options: unknown[] }[];
+};
 const schemaRoute = <D>(kind: Kind, read: (d: D) => SchemaIn | undefined): RestRoute => ({
   method: 'GET',
   path: `/${kind}s/v1/schema`,
   summary: `The ${kind} property schema of an organization`,
   query: { orgId: true },
-  document: `query ($orgId: ID!) { organization(id: $orgId) { propertySchema(kind: ${toEnum('RecordKind', kind)}) { properties { id name type options { id name color } } } } }`,
+  document: `query ($orgId: ID!) { organization(id: $orgId) { propertySchema(kind: ${toEnum('RecordKind', kind)}) { properties { id name type required options { id name color } } } } }`,
   variables: ({ base }) => base,
   respond: (d: D) => ({
     properties: found(read(d), 'Organization').properties.map((p) => {
@@ -139,6 +141,8 @@ const schemaRoute = <D>(kind: Kind, read: (d: D) => SchemaIn | undefined): RestR
         name: p.name,
         property_type: type,
         ...(propertyType(type)?.hasOptions ? { select: { options: p.options } } : {}),
+        // Beyond the spec, and only when true: a client can see why a create without it fails.
+        ...(p.required ? { required: true } : {}),
       };
     }),
   }),
