@@ -136,8 +136,10 @@ export type ContactEdge = {
 /** Result of a contact write. */
 export type ContactPayload = {
   __typename?: 'ContactPayload';
-  /** The contact as stored. */
-  contact: Contact;
+  /** The contact as stored; null when the write was refused (see userErrors). */
+  contact?: Maybe<Contact>;
+  /** Why the write was refused; empty when it succeeded. */
+  userErrors: Array<UserError>;
 };
 
 /** Input of a create. */
@@ -146,8 +148,10 @@ export type CreateRecordInput = {
   orgId: Scalars['ID']['input'];
   /** The portfolio that will hold the record. */
   portfolioId: Scalars['ID']['input'];
-  /** Property id → value object, as in REST v1. */
-  properties: Scalars['JSON']['input'];
+  /** Property id → value object, as in REST v1. Give this or `values`, not both. */
+  properties?: InputMaybe<Scalars['JSON']['input']>;
+  /** The same as typed entries, one per property: what a typed client (codegen) sends. */
+  values?: InputMaybe<Array<PropertyValueEntry>>;
 };
 
 /** Date operators, on the value's start date. Several operators in one group must all hold. */
@@ -191,11 +195,19 @@ export type DateValue = PropertyValue & {
   start: Scalars['Date']['output'];
 };
 
+/** A date value. */
+export type DateValueInput = {
+  /** The date. */
+  start: Scalars['Date']['input'];
+};
+
 /** Result of a delete. */
 export type DeletePayload = {
   __typename?: 'DeletePayload';
   /** The id of the deleted record. */
   deletedId: Scalars['ID']['output'];
+  /** Always empty for now; there for clients that read every payload the same way. */
+  userErrors: Array<UserError>;
 };
 
 /** Input of a delete. */
@@ -240,7 +252,14 @@ export type MultiSelectFilter = {
   isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type Mutation = {
   __typename?: 'Mutation';
   /** Creates a contact. */
@@ -268,67 +287,144 @@ export type Mutation = {
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationCreateContactArgs = {
   input: CreateRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationCreateProjectArgs = {
   input: CreateRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationDeleteContactArgs = {
   input: DeleteRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationDeleteProjectArgs = {
   input: DeleteRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationLinkParcelContactArgs = {
   input: ParcelContactInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationLinkProjectContactArgs = {
   input: ProjectContactInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUnlinkParcelContactArgs = {
   input: ParcelContactInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUnlinkProjectContactArgs = {
   input: ProjectContactInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUpdateContactArgs = {
   input: UpdateRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUpdateParcelArgs = {
   input: UpdateRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUpdateProjectArgs = {
   input: UpdateRecordInput;
 };
@@ -550,8 +646,10 @@ export type ParcelEdge = {
 /** Result of a parcel write. */
 export type ParcelPayload = {
   __typename?: 'ParcelPayload';
-  /** The parcel as stored. */
-  parcel: Parcel;
+  /** The parcel as stored; null when the write was refused (see userErrors). */
+  parcel?: Maybe<Parcel>;
+  /** Why the write was refused; empty when it succeeded. */
+  userErrors: Array<UserError>;
 };
 
 /** People operators, with user ids of the organization. */
@@ -767,8 +865,10 @@ export type ProjectEdge = {
 /** Result of a project write. */
 export type ProjectPayload = {
   __typename?: 'ProjectPayload';
-  /** The project as stored. */
-  project: Project;
+  /** The project as stored; null when the write was refused (see userErrors). */
+  project?: Maybe<Project>;
+  /** Why the write was refused; empty when it succeeded. */
+  userErrors: Array<UserError>;
 };
 
 /** One property of a record kind's schema. */
@@ -853,6 +953,35 @@ export type PropertyValue = {
   /** The property id. */
   propertyId: Scalars['ID']['output'];
 };
+
+/** One property's new value in a typed write. */
+export type PropertyValueEntry = {
+  /** The property id, from the organization's property schema. */
+  propertyId: Scalars['ID']['input'];
+  /** Its value: exactly one member, the one that fits the property's type. */
+  value: PropertyValueInput;
+};
+
+/**
+ * A property value: exactly one member. Which one fits is the property's type: `text` for text, url
+ * and email; `number`; `date`; `select` for select (one option id) and multi_select; `people` (one
+ * user id); `checkbox`. `clear: true` removes the value of a property of any type.
+ */
+export type PropertyValueInput =
+  /** A checkbox value. */
+  { checkbox: Scalars['Boolean']['input']; clear?: never; date?: never; number?: never; people?: never; select?: never; text?: never; }
+  |  /** Must be true: clears the property's value (required properties cannot be cleared). */
+  { checkbox?: never; clear: Scalars['Boolean']['input']; date?: never; number?: never; people?: never; select?: never; text?: never; }
+  |  /** A date. */
+  { checkbox?: never; clear?: never; date: DateValueInput; number?: never; people?: never; select?: never; text?: never; }
+  |  /** A finite number. */
+  { checkbox?: never; clear?: never; date?: never; number: Scalars['Float']['input']; people?: never; select?: never; text?: never; }
+  |  /** User ids of the organization: exactly one. */
+  { checkbox?: never; clear?: never; date?: never; number?: never; people: Array<Scalars['ID']['input']>; select?: never; text?: never; }
+  |  /** Option ids: exactly one for select, any number for multi_select (`[]` clears it). */
+  { checkbox?: never; clear?: never; date?: never; number?: never; people?: never; select: Array<Scalars['ID']['input']>; text?: never; }
+  |  /** A text, url or email value (at most 10,000 characters). */
+  { checkbox?: never; clear?: never; date?: never; number?: never; people?: never; select?: never; text: Scalars['String']['input']; };
 
 /** The root of every read. */
 export type Query = {
@@ -1010,8 +1139,10 @@ export type UpdateRecordInput = {
   orgId?: InputMaybe<Scalars['ID']['input']>;
   /** When given, the record must belong to this portfolio, or the answer is NOT_FOUND. */
   portfolioId?: InputMaybe<Scalars['ID']['input']>;
-  /** Only these properties change; a null inner member clears one. */
-  properties: Scalars['JSON']['input'];
+  /** Only these properties change; a null inner member clears one. Give this or `values`, not both. */
+  properties?: InputMaybe<Scalars['JSON']['input']>;
+  /** Only these properties change, as typed entries; `{ clear: true }` clears one. */
+  values?: InputMaybe<Array<PropertyValueEntry>>;
 };
 
 /** A person with access to one or more organizations. */
@@ -1026,6 +1157,35 @@ export type User = Node & {
   /** Role in the organization this user was listed for; null outside an organization's user list. */
   role?: Maybe<Role>;
 };
+
+/**
+ * Why a write's values were refused, as data (the Shopify convention): one entry per problem, every
+ * problem of the write listed.
+ */
+export type UserError = {
+  __typename?: 'UserError';
+  /** What kind of problem it is. */
+  code: UserErrorCode;
+  /** What is wrong and how to fix it, for a person. */
+  message: Scalars['String']['output'];
+  /** Where in the input: `["input", "properties", <property id>]` or `["input", "values", <index>]`. */
+  path?: Maybe<Array<Scalars['String']['output']>>;
+  /** The property the problem is about; null when it is about the whole input. */
+  propertyId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** The kinds of refusal a write's payload reports in `userErrors`. */
+export type UserErrorCode =
+  /** The input as a whole is wrong: `properties` is not an object, names too many properties, or comes with `values`. */
+  | 'INVALID_INPUT'
+  /** A value does not fit its property: wrong member for the type, bad format, unknown option, a user outside the organization. */
+  | 'INVALID_VALUE'
+  /** The property is computed by the service (a project's location) and cannot be written. */
+  | 'READ_ONLY'
+  /** A required property is missing on create, or a write tries to clear it. */
+  | 'REQUIRED'
+  /** No property with this id in the organization's schema of this record kind. */
+  | 'UNKNOWN_PROPERTY';
 
 /** The authenticated caller. */
 export type Viewer = {
@@ -1140,7 +1300,7 @@ export type ResolversTypes = ResolversObject<{
   Contact: ResolverTypeWrapper<RecordModel>;
   ContactConnection: ResolverTypeWrapper<ConnectionModel>;
   ContactEdge: ResolverTypeWrapper<EdgeModel>;
-  ContactPayload: ResolverTypeWrapper<Omit<ContactPayload, 'contact'> & { contact: ResolversTypes['Contact'] }>;
+  ContactPayload: ResolverTypeWrapper<Omit<ContactPayload, 'contact'> & { contact?: Maybe<ResolversTypes['Contact']> }>;
   CreateRecordInput: CreateRecordInput;
   Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateFilter: DateFilter;
@@ -1148,6 +1308,7 @@ export type ResolversTypes = ResolversObject<{
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DateTimeRange: DateTimeRange;
   DateValue: ResolverTypeWrapper<ValueModel>;
+  DateValueInput: DateValueInput;
   DeletePayload: ResolverTypeWrapper<DeletePayload>;
   DeleteRecordInput: DeleteRecordInput;
   Facet: ResolverTypeWrapper<Facet>;
@@ -1171,7 +1332,7 @@ export type ResolversTypes = ResolversObject<{
   ParcelContactInput: ParcelContactInput;
   ParcelContactPayload: ResolverTypeWrapper<Omit<ParcelContactPayload, 'contact' | 'parcel'> & { contact: ResolversTypes['Contact'], parcel: ResolversTypes['Parcel'] }>;
   ParcelEdge: ResolverTypeWrapper<EdgeModel>;
-  ParcelPayload: ResolverTypeWrapper<Omit<ParcelPayload, 'parcel'> & { parcel: ResolversTypes['Parcel'] }>;
+  ParcelPayload: ResolverTypeWrapper<Omit<ParcelPayload, 'parcel'> & { parcel?: Maybe<ResolversTypes['Parcel']> }>;
   PeopleFilter: PeopleFilter;
   PeopleValue: ResolverTypeWrapper<ValueModel>;
   Portfolio: ResolverTypeWrapper<PortfolioModel>;
@@ -1180,13 +1341,15 @@ export type ResolversTypes = ResolversObject<{
   ProjectContactInput: ProjectContactInput;
   ProjectContactPayload: ResolverTypeWrapper<Omit<ProjectContactPayload, 'contact' | 'project'> & { contact: ResolversTypes['Contact'], project: ResolversTypes['Project'] }>;
   ProjectEdge: ResolverTypeWrapper<EdgeModel>;
-  ProjectPayload: ResolverTypeWrapper<Omit<ProjectPayload, 'project'> & { project: ResolversTypes['Project'] }>;
+  ProjectPayload: ResolverTypeWrapper<Omit<ProjectPayload, 'project'> & { project?: Maybe<ResolversTypes['Project']> }>;
   PropertyDefinition: ResolverTypeWrapper<PropertyDefModel>;
   PropertyFilter: PropertyFilter;
   PropertyRecord: ResolverTypeWrapper<RecordModel>;
   PropertySchema: ResolverTypeWrapper<PropertySchemaModel>;
   PropertyType: PropertyType;
   PropertyValue: ResolverTypeWrapper<ValueModel>;
+  PropertyValueEntry: PropertyValueEntry;
+  PropertyValueInput: PropertyValueInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RecordFilter: RecordFilter;
   RecordKind: RecordKind;
@@ -1201,6 +1364,8 @@ export type ResolversTypes = ResolversObject<{
   TextValue: ResolverTypeWrapper<ValueModel>;
   UpdateRecordInput: UpdateRecordInput;
   User: ResolverTypeWrapper<UserModel>;
+  UserError: ResolverTypeWrapper<UserError>;
+  UserErrorCode: UserErrorCode;
   Viewer: ResolverTypeWrapper<ViewerModel>;
 }>;
 
@@ -1212,7 +1377,7 @@ export type ResolversParentTypes = ResolversObject<{
   Contact: RecordModel;
   ContactConnection: ConnectionModel;
   ContactEdge: EdgeModel;
-  ContactPayload: Omit<ContactPayload, 'contact'> & { contact: ResolversParentTypes['Contact'] };
+  ContactPayload: Omit<ContactPayload, 'contact'> & { contact?: Maybe<ResolversParentTypes['Contact']> };
   CreateRecordInput: CreateRecordInput;
   Date: Scalars['Date']['output'];
   DateFilter: DateFilter;
@@ -1220,6 +1385,7 @@ export type ResolversParentTypes = ResolversObject<{
   DateTime: Scalars['DateTime']['output'];
   DateTimeRange: DateTimeRange;
   DateValue: ValueModel;
+  DateValueInput: DateValueInput;
   DeletePayload: DeletePayload;
   DeleteRecordInput: DeleteRecordInput;
   Facet: Facet;
@@ -1241,7 +1407,7 @@ export type ResolversParentTypes = ResolversObject<{
   ParcelContactInput: ParcelContactInput;
   ParcelContactPayload: Omit<ParcelContactPayload, 'contact' | 'parcel'> & { contact: ResolversParentTypes['Contact'], parcel: ResolversParentTypes['Parcel'] };
   ParcelEdge: EdgeModel;
-  ParcelPayload: Omit<ParcelPayload, 'parcel'> & { parcel: ResolversParentTypes['Parcel'] };
+  ParcelPayload: Omit<ParcelPayload, 'parcel'> & { parcel?: Maybe<ResolversParentTypes['Parcel']> };
   PeopleFilter: PeopleFilter;
   PeopleValue: ValueModel;
   Portfolio: PortfolioModel;
@@ -1250,12 +1416,14 @@ export type ResolversParentTypes = ResolversObject<{
   ProjectContactInput: ProjectContactInput;
   ProjectContactPayload: Omit<ProjectContactPayload, 'contact' | 'project'> & { contact: ResolversParentTypes['Contact'], project: ResolversParentTypes['Project'] };
   ProjectEdge: EdgeModel;
-  ProjectPayload: Omit<ProjectPayload, 'project'> & { project: ResolversParentTypes['Project'] };
+  ProjectPayload: Omit<ProjectPayload, 'project'> & { project?: Maybe<ResolversParentTypes['Project']> };
   PropertyDefinition: PropertyDefModel;
   PropertyFilter: PropertyFilter;
   PropertyRecord: RecordModel;
   PropertySchema: PropertySchemaModel;
   PropertyValue: ValueModel;
+  PropertyValueEntry: PropertyValueEntry;
+  PropertyValueInput: PropertyValueInput;
   Query: Record<PropertyKey, never>;
   RecordFilter: RecordFilter;
   RecordOrder: RecordOrder;
@@ -1267,6 +1435,7 @@ export type ResolversParentTypes = ResolversObject<{
   TextValue: ValueModel;
   UpdateRecordInput: UpdateRecordInput;
   User: UserModel;
+  UserError: UserError;
   Viewer: ViewerModel;
 }>;
 
@@ -1305,7 +1474,8 @@ export type ContactEdgeResolvers<ContextType = Context, ParentType extends Resol
 }>;
 
 export type ContactPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContactPayload'] = ResolversParentTypes['ContactPayload']> = ResolversObject<{
-  contact?: Resolver<ResolversTypes['Contact'], ParentType, ContextType>;
+  contact?: Resolver<Maybe<ResolversTypes['Contact']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
@@ -1325,6 +1495,7 @@ export type DateValueResolvers<ContextType = Context, ParentType extends Resolve
 
 export type DeletePayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DeletePayload'] = ResolversParentTypes['DeletePayload']> = ResolversObject<{
   deletedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export type FacetResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Facet'] = ResolversParentTypes['Facet']> = ResolversObject<{
@@ -1421,7 +1592,8 @@ export type ParcelEdgeResolvers<ContextType = Context, ParentType extends Resolv
 }>;
 
 export type ParcelPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelPayload'] = ResolversParentTypes['ParcelPayload']> = ResolversObject<{
-  parcel?: Resolver<ResolversTypes['Parcel'], ParentType, ContextType>;
+  parcel?: Resolver<Maybe<ResolversTypes['Parcel']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export type PeopleValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PeopleValue'] = ResolversParentTypes['PeopleValue']> = ResolversObject<{
@@ -1480,7 +1652,8 @@ export type ProjectEdgeResolvers<ContextType = Context, ParentType extends Resol
 }>;
 
 export type ProjectPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectPayload'] = ResolversParentTypes['ProjectPayload']> = ResolversObject<{
-  project?: Resolver<ResolversTypes['Project'], ParentType, ContextType>;
+  project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export type PropertyDefinitionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyDefinition'] = ResolversParentTypes['PropertyDefinition']> = ResolversObject<{
@@ -1549,6 +1722,13 @@ export type UserResolvers<ContextType = Context, ParentType extends ResolversPar
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type UserErrorResolvers<ContextType = Context, ParentType extends ResolversParentTypes['UserError'] = ResolversParentTypes['UserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['UserErrorCode'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  path?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  propertyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+}>;
+
 export type ViewerResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
   organizations?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -1596,6 +1776,7 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   SelectValue?: SelectValueResolvers<ContextType>;
   TextValue?: TextValueResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
+  UserError?: UserErrorResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
 }>;
 

@@ -3,6 +3,8 @@ import type * as Q from '../generated/rest.js';
 import { fromEnum, toEnum } from '../graphql/enums.js';
 import { propertyType } from '../modules/properties/registry.js';
 import { RECORD_TYPENAME } from '../modules/records/types.js';
+import { detailOf } from '../modules/records/user-errors.js';
+import { validationFailed } from '../modules/records/validate.js';
 import type { ParamChecker } from './params.js';
 
 /**
@@ -161,15 +163,28 @@ const listRoute = <D>(plural: Plural, read: (d: D) => PageIn | null | undefined)
   returns: 'page',
 });
 
-const createRoute = <D>(kind: Kind, read: (d: D) => RecordIn): RestRoute => ({
+type UserErrorIn = { propertyId?: string | null; path?: string[] | null; message: string };
+type WriteIn = { record: RecordIn | null; userErrors: UserErrorIn[] };
+const USER_ERRORS = 'userErrors { code message propertyId path }';
+
+/**
+ * The written record, or REST v1's 400 VALIDATION_FAILED for the payload's userErrors: the same
+ * message and details the spec's clients have always read.
+ */
+const written = ({ record: r, userErrors }: WriteIn): RecordOut => {
+  if (userErrors.length || !r) throw validationFailed(userErrors.map(detailOf));
+  return record(r);
+};
+
+const createRoute = <D>(kind: Kind, read: (d: D) => WriteIn): RestRoute => ({
   method: 'POST',
   path: `/${kind}s/v1`,
   summary: `Create a ${kind}`,
   query: scoped,
   body: { properties: 'object' },
-  document: `mutation ($input: CreateRecordInput!) { create${TYPE[kind]}(input: $input) { ${kind} { ...R } } } ${RECORD}`,
+  document: `mutation ($input: CreateRecordInput!) { create${TYPE[kind]}(input: $input) { ${kind} { ...R } ${USER_ERRORS} } } ${RECORD}`,
   variables: ({ base, body }) => ({ input: { ...base, properties: body.properties } }),
-  respond: (d: D) => record(read(d)),
+  respond: (d: D) => written(read(d)),
   returns: 'record',
 });
 
@@ -184,15 +199,15 @@ const deleteRoute = (kind: Kind): RestRoute => ({
   returns: 'empty',
 });
 
-const updateRoute = <D>(kind: Kind, read: (d: D) => RecordIn): RestRoute => ({
+const updateRoute = <D>(kind: Kind, read: (d: D) => WriteIn): RestRoute => ({
   method: 'PUT',
   path: `/${kind}s/v1/:id`,
   summary: `Change the listed properties of a ${kind}`,
   query: scoped,
   body: { properties: 'object' },
-  document: `mutation ($input: UpdateRecordInput!) { update${TYPE[kind]}(input: $input) { ${kind} { ...R } } } ${RECORD}`,
+  document: `mutation ($input: UpdateRecordInput!) { update${TYPE[kind]}(input: $input) { ${kind} { ...R } ${USER_ERRORS} } } ${RECORD}`,
   variables: ({ base, params, body }) => ({ input: { ...base, id: params.id, properties: body.properties } }),
-  respond: (d: D) => record(read(d)),
+  respond: (d: D) => written(read(d)),
   returns: 'record',
 });
 
@@ -238,14 +253,29 @@ export const REST_ROUTES: RestRoute[] = [
   schemaRoute('contact', (d: Q.GetContactSchemaQuery) => d.organization?.propertySchema),
   schemaRoute('parcel', (d: Q.GetParcelSchemaQuery) => d.organization?.propertySchema),
   listRoute('projects', (d: Q.ListProjectsQuery) => portfolioIn(d)?.projects),
-  createRoute('project', (d: Q.CreateProjectMutation) => d.createProject.project),
+  createRoute('project', (d: Q.CreateProjectMutation) => ({
+    record: d.createProject.project,
+    userErrors: d.createProject.userErrors,
+  })),
   deleteRoute('project'),
-  updateRoute('project', (d: Q.UpdateProjectMutation) => d.updateProject.project),
+  updateRoute('project', (d: Q.UpdateProjectMutation) => ({
+    record: d.updateProject.project,
+    userErrors: d.updateProject.userErrors,
+  })),
   listRoute('contacts', (d: Q.ListContactsQuery) => portfolioIn(d)?.contacts),
-  createRoute('contact', (d: Q.CreateContactMutation) => d.createContact.contact),
+  createRoute('contact', (d: Q.CreateContactMutation) => ({
+    record: d.createContact.contact,
+    userErrors: d.createContact.userErrors,
+  })),
   deleteRoute('contact'),
-  updateRoute('contact', (d: Q.UpdateContactMutation) => d.updateContact.contact),
-  updateRoute('parcel', (d: Q.UpdateParcelMutation) => d.updateParcel.parcel),
+  updateRoute('contact', (d: Q.UpdateContactMutation) => ({
+    record: d.updateContact.contact,
+    userErrors: d.updateContact.userErrors,
+  })),
+  updateRoute('parcel', (d: Q.UpdateParcelMutation) => ({
+    record: d.updateParcel.parcel,
+    userErrors: d.updateParcel.userErrors,
+  })),
   linkListRoute('project', 'contacts', (d: Q.ListProjectContactsQuery) => portfolioIn(d)?.project?.contacts),
   linkListRoute('project', 'parcels', (d: Q.ListProjectParcelsQuery) => portfolioIn(d)?.project?.parcels),
   linkListRoute('parcel', 'contacts', (d: Q.ListParcelContactsQuery) => portfolioIn(d)?.parcel?.contacts),

@@ -7,7 +7,24 @@ import type { ListName } from './lists.js';
 import { listPage } from './pages.js';
 import * as service from './service.js';
 import { type ConnectionModel, RECORD_TYPENAME, type RecordModel, type ValueModel } from './types.js';
+import { type UserErrorModel, UserErrors } from './user-errors.js';
 import * as values from './values.js';
+
+/**
+ * A write's payload: the record and no userErrors, or, when its values were refused, null and
+ * every problem as userErrors. Other failures (401, 403, 404) stay GraphQL errors.
+ */
+async function refusable<P extends object>(
+  write: () => Promise<RecordModel>,
+  payload: (r: RecordModel | null) => P,
+): Promise<P & { userErrors: UserErrorModel[] }> {
+  try {
+    return { ...payload(await write()), userErrors: [] };
+  } catch (err) {
+    if (err instanceof UserErrors) return { ...payload(null), userErrors: err.userErrors };
+    throw err;
+  }
+}
 
 /** Fields every record type shares. */
 const recordFields = {
@@ -93,26 +110,38 @@ export const recordResolvers: Resolvers = {
     },
   },
   Mutation: {
-    createProject: async (_p, { input }, ctx) => ({
-      project: await service.createRecord(ctx, 'project', input),
-    }),
-    updateProject: async (_p, { input }, ctx) => ({
-      project: await service.updateRecord(ctx, 'project', input),
-    }),
+    createProject: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.createRecord(ctx, 'project', input),
+        (project) => ({ project }),
+      ),
+    updateProject: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.updateRecord(ctx, 'project', input),
+        (project) => ({ project }),
+      ),
     deleteProject: async (_p, { input }, ctx) => ({
       deletedId: await service.deleteRecord(ctx, 'project', input),
+      userErrors: [],
     }),
-    createContact: async (_p, { input }, ctx) => ({
-      contact: await service.createRecord(ctx, 'contact', input),
-    }),
-    updateContact: async (_p, { input }, ctx) => ({
-      contact: await service.updateRecord(ctx, 'contact', input),
-    }),
+    createContact: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.createRecord(ctx, 'contact', input),
+        (contact) => ({ contact }),
+      ),
+    updateContact: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.updateRecord(ctx, 'contact', input),
+        (contact) => ({ contact }),
+      ),
     deleteContact: async (_p, { input }, ctx) => ({
       deletedId: await service.deleteRecord(ctx, 'contact', input),
+      userErrors: [],
     }),
-    updateParcel: async (_p, { input }, ctx) => ({
-      parcel: await service.updateRecord(ctx, 'parcel', input),
-    }),
+    updateParcel: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.updateRecord(ctx, 'parcel', input),
+        (parcel) => ({ parcel }),
+      ),
   },
 };
