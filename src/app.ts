@@ -9,6 +9,7 @@ import { registerGraphQL } from './graphql/server.js';
 import { Admission, type AdmissionConfig, DEFAULT_ADMISSION, installAdmission } from './http/admission.js';
 import { installAuth } from './http/auth.js';
 import { clientErrorHandler } from './http/client-errors.js';
+import { type CompressionConfig, installCompression } from './http/compression.js';
 import { type CorsOrigins, installCors } from './http/cors.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
@@ -51,6 +52,8 @@ export interface AppOptions {
   admission?: AdmissionConfig | Admission;
   /** Browser origins allowed to call (CORS_ORIGINS); `*` unless given. */
   corsOrigins?: CorsOrigins;
+  /** br/gzip levels; DEFAULT_COMPRESSION unless given, `false` turns compression off. */
+  compression?: CompressionConfig | false;
 }
 
 /** Routes that need no API key. */
@@ -124,6 +127,7 @@ function createServer(opts: AppOptions): FastifyInstance {
   installLingeringClose(app);
   // Before the rate limit, so a preflight is answered first and a 429 still carries CORS headers.
   installCors(app, opts.corsOrigins ?? '*');
+  if (opts.compression !== false) installCompression(app, opts.compression);
   if (opts.rateLimit) installRateLimit(app, opts.rateLimit.store, opts.rateLimit.config);
   return app;
 }

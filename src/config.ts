@@ -1,4 +1,5 @@
 import { DEFAULT_ADMISSION } from './http/admission.js';
+import { type CompressionConfig, DEFAULT_COMPRESSION } from './http/compression.js';
 import { type CorsOrigins, parseCorsOrigins } from './http/cors.js';
 import { DEFAULT_ADDRESS_LIMIT } from './http/rate-limit.js';
 
@@ -35,6 +36,8 @@ export interface Config {
   admission: { slots: number; maxWaitMs: number };
   /** Browser origins allowed to call the gateway (CORS_ORIGINS): `*` or a list. */
   corsOrigins: CorsOrigins;
+  /** Response compression levels (COMPRESSION_BROTLI_QUALITY, COMPRESSION_GZIP_LEVEL); false when COMPRESSION=0. */
+  compression: CompressionConfig | false;
 }
 
 type Env = Record<string, string | undefined>;
@@ -67,6 +70,14 @@ function trustProxy(v: string | undefined): string | number | undefined {
   return v;
 }
 
+function compressionLevels(env: Env): CompressionConfig {
+  const brotliQuality = int(env, 'COMPRESSION_BROTLI_QUALITY', DEFAULT_COMPRESSION.brotliQuality);
+  const gzipLevel = int(env, 'COMPRESSION_GZIP_LEVEL', DEFAULT_COMPRESSION.gzipLevel);
+  if (brotliQuality > 11) throw new Error('COMPRESSION_BROTLI_QUALITY must be from 0 to 11');
+  if (gzipLevel < 1 || gzipLevel > 9) throw new Error('COMPRESSION_GZIP_LEVEL must be from 1 to 9');
+  return { brotliQuality, gzipLevel };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     port: int(env, 'PORT', 4000),
@@ -95,5 +106,6 @@ export function loadConfig(env: Env = process.env): Config {
       maxWaitMs: int(env, 'HEAVY_REQUEST_WAIT_MS', DEFAULT_ADMISSION.maxWaitMs),
     },
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
+    compression: env.COMPRESSION === '0' ? false : compressionLevels(env),
   };
 }

@@ -43,6 +43,7 @@ async function main() {
     rateLimit: store && { store, config: cfg.rateLimit },
     trustProxy: cfg.trustProxy,
     corsOrigins: cfg.corsOrigins,
+    compression: cfg.compression,
   });
   // The address actually bound (PORT=0 picks a free port).
   const base = await app.listen({ port: cfg.port, host: cfg.host });

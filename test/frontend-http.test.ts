@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { buildApp } from '../src/app.js';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
 import { describe, expect, test } from './helpers/fixtures.js';
@@ -178,5 +179,54 @@ describe('REST schema', () => {
     for (const p of others) expect(p).not.toHaveProperty('required');
     const contacts = await env.as.alice.get('/contacts/v1/schema', { orgId: a1(env).orgId });
     expect(contacts.body.properties.find((p: { id: string }) => p.id === 'first_name').required).toBe(true);
+  });
+});
+
+describe('compression', () => {
+  test('br and gzip are negotiated for large answers and decode to the same bytes', async ({ env }) => {
+    const url = `/projects/v1?orgId=${a1(env).orgId}&portfolioId=${a1(env).portfolioId}&limit=50`;
+    const get = (encoding?: string) =>
+      env.app.inject({
+        method: 'GET',
+        url,
+        headers: {
+          'x-api-key': env.demo.users.alice.apiKey,
+          ...(encoding ? { 'accept-encoding': encoding } : {}),
+        },
+      });
+    const plain = await get();
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.rawPayload.length).toBeGreaterThan(1024);
+    const br = await get('gzip, deflate, br');
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+    const gz = await get('gzip');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+    expect(String(gz.headers.vary)).toMatch(/accept-encoding/i);
+  });
+
+  test('small answers stay uncompressed; compressed request bodies are not inflated', async ({ env }) => {
+    const small = await env.app.inject({
+      method: 'GET',
+      url: '/organizations/v1',
+      headers: { 'x-api-key': env.demo.users.alice.apiKey, 'accept-encoding': 'br, gzip' },
+    });
+    expect(small.statusCode).toBe(200);
+    expect(small.rawPayload.length).toBeLessThan(1024);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    const zipped = await env.app.inject({
+      method: 'POST',
+      url: `/projects/v1?orgId=${a1(env).orgId}&portfolioId=${a1(env).portfolioId}`,
+      headers: {
+        'x-api-key': env.demo.users.alice.apiKey,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      payload: gzipSync(JSON.stringify({ properties: { name: { text: 'zipped' } } })),
+    });
+    expect(zipped.statusCode).toBe(400);
+    expect(JSON.parse(zipped.body).error.code).toBe('BAD_REQUEST');
   });
 });
