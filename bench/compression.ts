@@ -15,7 +15,16 @@ import { SCENARIOS } from './scenarios.js';
 
 export type CompressionOptions = Pick<
   BenchOptions,
-  'scale' | 'serverUrl' | 'dbName' | 'reseed' | 'connections' | 'duration' | 'warmup' | 'gateway' | 'rawDir' | 'quiet'
+  | 'scale'
+  | 'serverUrl'
+  | 'dbName'
+  | 'reseed'
+  | 'connections'
+  | 'duration'
+  | 'warmup'
+  | 'gateway'
+  | 'rawDir'
+  | 'quiet'
 > & { levels: { brotli: number; gzip: number }[] };
 
 export const COMPRESSION_LEVELS = [
@@ -72,7 +81,8 @@ export async function runCompression(o: CompressionOptions) {
         for (const c of o.connections) {
           const base: Record<string, number> = {};
           for (const encoding of ENCODINGS) {
-            const headers: Record<string, string> = encoding === 'identity' ? {} : { 'accept-encoding': encoding };
+            const headers: Record<string, string> =
+              encoding === 'identity' ? {} : { 'accept-encoding': encoding };
             const run = (duration: number) =>
               runLoad({ url: server.url, apiKey: ctx.apiKey, connections: c, duration, next, headers });
             if (o.warmup > 0) await run(o.warmup);
@@ -96,7 +106,7 @@ export async function runCompression(o: CompressionOptions) {
             if (!o.quiet)
               process.stderr.write(
                 `  br${level.brotli}/gz${level.gzip} ${encoding.padEnd(8)} c=${String(c).padEnd(3)} ${String(row.rps).padStart(8)} req/s  ${row.ratio}×  p99 ${row.p99}ms  ${row.wireBytes} B/response  errors ${row.errors}\n`,
-            );
+              );
           }
         }
       } finally {
