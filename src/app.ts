@@ -6,6 +6,7 @@ import { Executor } from './graphql/executor.js';
 import { DEFAULT_LIMITS, type GraphQLLimits } from './graphql/limits.js';
 import { buildSchema } from './graphql/schema.js';
 import { registerGraphQL } from './graphql/server.js';
+import type { TrustedDocuments } from './graphql/trusted-documents.js';
 import { Admission, type AdmissionConfig, DEFAULT_ADMISSION, installAdmission } from './http/admission.js';
 import { installAuth } from './http/auth.js';
 import { clientErrorHandler } from './http/client-errors.js';
@@ -54,6 +55,8 @@ export interface AppOptions {
   corsOrigins?: CorsOrigins;
   /** br/gzip levels; DEFAULT_COMPRESSION unless given, `false` turns compression off. */
   compression?: CompressionConfig | false;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: /graphql runs only these (admin keys excepted); any document unless given. */
+  trustedDocuments?: TrustedDocuments;
 }
 
 /** Routes that need no API key. */
@@ -87,7 +90,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerHealth(app, database);
   // Before /graphql, so that a browser opening /graphql is redirected to GraphiQL.
   registerGraphiQL(app);
-  await registerGraphQL(app, executor, limits);
+  await registerGraphQL(app, executor, limits, opts.trustedDocuments);
   registerRest(app, executor);
   registerOpenApi(app);
   return app;

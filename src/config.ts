@@ -38,6 +38,8 @@ export interface Config {
   corsOrigins: CorsOrigins;
   /** Response compression levels (COMPRESSION_BROTLI_QUALITY, COMPRESSION_GZIP_LEVEL); false when COMPRESSION=0. */
   compression: CompressionConfig | false;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: a persisted-documents manifest; /graphql then runs only its documents. */
+  trustedDocumentsPath?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -107,5 +109,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     compression: env.COMPRESSION === '0' ? false : compressionLevels(env),
+    trustedDocumentsPath: env.GRAPHQL_TRUSTED_DOCUMENTS || undefined,
   };
 }

@@ -4,6 +4,7 @@ import { loadConfig } from './config.js';
 import { createDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { limitsFromEnv } from './graphql/limits.js';
+import { loadTrustedDocuments } from './graphql/trusted-documents.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { loggerOptions } from './logger.js';
 import { seedDemo } from './seed/demo.js';
@@ -44,6 +45,7 @@ async function main() {
     trustProxy: cfg.trustProxy,
     corsOrigins: cfg.corsOrigins,
     compression: cfg.compression,
+    trustedDocuments: cfg.trustedDocumentsPath ? loadTrustedDocuments(cfg.trustedDocumentsPath) : undefined,
   });
   // The address actually bound (PORT=0 picks a free port).
   const base = await app.listen({ port: cfg.port, host: cfg.host });

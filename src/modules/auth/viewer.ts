@@ -17,6 +17,8 @@ export class Viewer {
     readonly guestPortfolios: ReadonlyMap<string, ReadonlySet<string>>,
     /** org id → its version (bumped on any schema, membership, portfolio or user-name change). */
     readonly orgVersions: ReadonlyMap<string, number> = new Map(),
+    /** An admin key: may send ad-hoc GraphQL documents when trusted documents are enforced. */
+    readonly admin = false,
   ) {}
 
   /** Organizations the caller reaches, as a member or as a guest. */
