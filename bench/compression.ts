@@ -46,6 +46,10 @@ interface Row {
   errors: number;
   /** rps ÷ the same process's identity rps at the same concurrency. */
   ratio: number;
+  /** Gateway CPU per response, ms: steadier than req/s on a shared machine. */
+  cpuMsPerRequest: number;
+  /** Identity's CPU per response ÷ this one's: the throughput ratio a CPU-bound gateway would show. */
+  cpuRatio: number;
 }
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
@@ -80,6 +84,7 @@ export async function runCompression(o: CompressionOptions) {
         const next = scenario.gateway(ctx);
         for (const c of o.connections) {
           const base: Record<string, number> = {};
+          const baseCpu: Record<string, number> = {};
           for (const encoding of ENCODINGS) {
             const headers: Record<string, string> =
               encoding === 'identity' ? {} : { 'accept-encoding': encoding };
@@ -88,10 +93,16 @@ export async function runCompression(o: CompressionOptions) {
             if (o.warmup > 0) await run(o.warmup);
             await server.waitIdle();
             await waitDatabaseIdle(monitor);
+            server.startWindow();
             const l = await run(o.duration);
+            const { cpuSec } = server.endWindow();
+            const cpuMs = l.requests ? r2((cpuSec * 1000) / l.requests) : 0;
             await server.waitIdle();
             await waitDatabaseIdle(monitor);
-            if (encoding === 'identity') base[c] = l.rps;
+            if (encoding === 'identity') {
+              base[c] = l.rps;
+              baseCpu[c] = cpuMs;
+            }
             const row: Row = {
               ...level,
               encoding,
@@ -101,11 +112,13 @@ export async function runCompression(o: CompressionOptions) {
               wireBytes: l.wireBytes,
               errors: l.errors,
               ratio: base[c] ? r2(l.rps / base[c]) : 0,
+              cpuMsPerRequest: cpuMs,
+              cpuRatio: cpuMs ? r2(baseCpu[c] / cpuMs) : 0,
             };
             rows.push(row);
             if (!o.quiet)
               process.stderr.write(
-                `  br${level.brotli}/gz${level.gzip} ${encoding.padEnd(8)} c=${String(c).padEnd(3)} ${String(row.rps).padStart(8)} req/s  ${row.ratio}×  p99 ${row.p99}ms  ${row.wireBytes} B/response  errors ${row.errors}\n`,
+                `  br${level.brotli}/gz${level.gzip} ${encoding.padEnd(8)} c=${String(c).padEnd(3)} ${String(row.rps).padStart(8)} req/s  ${row.ratio}×  cpu ${row.cpuMsPerRequest} ms/req (${row.cpuRatio}×)  p99 ${row.p99}ms  ${row.wireBytes} B/response  errors ${row.errors}\n`,
               );
           }
         }
@@ -136,12 +149,13 @@ export function compressionMarkdown(r: CompressionResults): string {
     `${r.startedAt} – ${r.finishedAt}; scale ${r.dataset.scale}; ${r.options.warmup} s warm-up + ${r.options.duration} s per run; machine: ${JSON.stringify(r.machine)}`,
     '',
     'ratio = req/s with this encoding ÷ req/s without Accept-Encoding, same gateway process, same concurrency.',
+    'CPU ratio = gateway CPU per response without compression ÷ with it (the throughput ratio of a CPU-bound gateway; steadier on a shared machine).',
     '',
-    '| br quality / gzip level | encoding | connections | req/s | ratio | p99 ms | bytes/response | errors |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| br quality / gzip level | encoding | connections | req/s | ratio | CPU ms/response | CPU ratio | p99 ms | bytes/response | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...r.rows.map(
       (x) =>
-        `| ${x.brotli} / ${x.gzip} | ${x.encoding} | ${x.connections} | ${x.rps} | ${x.ratio}× | ${x.p99} | ${x.wireBytes} | ${x.errors} |`,
+        `| ${x.brotli} / ${x.gzip} | ${x.encoding} | ${x.connections} | ${x.rps} | ${x.ratio}× | ${x.cpuMsPerRequest} | ${x.cpuRatio}× | ${x.p99} | ${x.wireBytes} | ${x.errors} |`,
     ),
   ];
   return `${lines.join('\n')}\n`;
