@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { runLoad } from './load.js';
 import { load1, machineInfo } from './machine.js';
@@ -28,9 +29,8 @@ export type CompressionOptions = Pick<
 > & { levels: { brotli: number; gzip: number }[] };
 
 export const COMPRESSION_LEVELS = [
-  { brotli: 1, gzip: 1 },
+  { brotli: 2, gzip: 1 },
   { brotli: 4, gzip: 4 },
-  { brotli: 6, gzip: 6 },
 ];
 
 const ENCODINGS = ['identity', 'gzip', 'br'] as const;
@@ -54,6 +54,26 @@ interface Row {
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
 
+/** CPU ms to compress one body at a level, over many rounds: the cost compression adds per response. */
+function compressCpu(body: Buffer) {
+  const time = (f: () => Buffer) => {
+    for (let i = 0; i < 20; i++) f();
+    const t = process.cpuUsage();
+    let bytes = 0;
+    for (let i = 0; i < 300; i++) bytes = f().length;
+    const u = process.cpuUsage(t);
+    return { ms: Math.round(((u.user + u.system) / 1000 / 300) * 1000) / 1000, bytes };
+  };
+  return [
+    ...[1, 2, 4, 6].map((q) => ({
+      encoding: 'br',
+      level: q,
+      ...time(() => brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: q } })),
+    })),
+    ...[1, 4, 6].map((l) => ({ encoding: 'gzip', level: l, ...time(() => gzipSync(body, { level: l })) })),
+  ];
+}
+
 export async function runCompression(o: CompressionOptions) {
   const startedAt = new Date().toISOString();
   mkdirSync(o.rawDir, { recursive: true });
@@ -63,6 +83,8 @@ export async function runCompression(o: CompressionOptions) {
   await monitor.connect();
   const scenario = SCENARIOS.find((s) => s.id === '1')!;
   const rows: Row[] = [];
+  let perPage: ReturnType<typeof compressCpu> = [];
+  let pageBytes = 0;
   try {
     for (const level of o.levels) {
       const env = {
@@ -82,6 +104,12 @@ export async function runCompression(o: CompressionOptions) {
       try {
         const ctx = await scenarioContext(server.url, prepared);
         const next = scenario.gateway(ctx);
+        if (!perPage.length) {
+          const page = await fetch(server.url + next(0).path, { headers: { 'x-api-key': ctx.apiKey } });
+          const body = Buffer.from(await page.arrayBuffer());
+          pageBytes = body.length;
+          perPage = compressCpu(body);
+        }
         for (const c of o.connections) {
           const base: Record<string, number> = {};
           const baseCpu: Record<string, number> = {};
@@ -136,6 +164,8 @@ export async function runCompression(o: CompressionOptions) {
     machine: machineInfo(loadAtStart),
     dataset: { scale: prepared.dataset.scale },
     options: { connections: o.connections, duration: o.duration, warmup: o.warmup },
+    pageBytes,
+    perPage,
     rows,
   };
 }
@@ -150,6 +180,12 @@ export function compressionMarkdown(r: CompressionResults): string {
     '',
     'ratio = req/s with this encoding ÷ req/s without Accept-Encoding, same gateway process, same concurrency.',
     'CPU ratio = gateway CPU per response without compression ÷ with it (the throughput ratio of a CPU-bound gateway; steadier on a shared machine).',
+    '',
+    `Compressing one scenario-1 page (${r.pageBytes} bytes) in the bench process, CPU per page:`,
+    '',
+    '| encoding | level | CPU ms | bytes |',
+    '|---|---:|---:|---:|',
+    ...r.perPage.map((x) => `| ${x.encoding} | ${x.level} | ${x.ms} | ${x.bytes} |`),
     '',
     '| br quality / gzip level | encoding | connections | req/s | ratio | CPU ms/response | CPU ratio | p99 ms | bytes/response | errors |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
