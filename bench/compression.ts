@@ -29,7 +29,7 @@ export type CompressionOptions = Pick<
 > & { levels: { brotli: number; gzip: number }[] };
 
 export const COMPRESSION_LEVELS = [
-  { brotli: 2, gzip: 1 },
+  { brotli: 1, gzip: 1 },
   { brotli: 4, gzip: 4 },
 ];
 
