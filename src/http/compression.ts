@@ -12,8 +12,8 @@ export interface CompressionConfig {
   gzipLevel: number;
 }
 
-// br 1 costs 0.14 ms of CPU per 57 KB scenario-1 page and gzip 1 0.22 ms, about 5% and 8% of the
-// gateway's ~2.7 ms per page; br 4 (the plugin's default) costs 0.53 ms, about 20%.
+// The cheapest levels: zlib takes 0.18 ms per 57 KB scenario-1 page at br 1 or gzip 1 (0.45 ms at
+// br 4), but the whole response still costs 14-18% more CPU (bench/results/2026-11-23-0433-*).
 export const DEFAULT_COMPRESSION: CompressionConfig = { brotliQuality: 1, gzipLevel: 1 };
 
 /** Responses smaller than this go uncompressed: a small error body gains nothing. */
