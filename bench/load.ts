@@ -12,6 +12,8 @@ export interface LoadOptions {
   next: (n: number) => RequestSpec;
   /** Also return every latency, to merge runs that went to several servers at once. */
   keepLatencies?: boolean;
+  /** Extra request headers (e.g. Accept-Encoding for the compression bench). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -53,7 +55,7 @@ export function runLoad(o: LoadOptions): Promise<LoadResult> {
   let sqlMax = 0;
   let sqlSum = 0;
   let sqlCount = 0;
-  const baseHeaders = { 'x-api-key': o.apiKey, 'content-type': 'application/json' };
+  const baseHeaders = { 'x-api-key': o.apiKey, 'content-type': 'application/json', ...o.headers };
   const startedAt = performance.now();
   let lastAt = startedAt;
   return new Promise((resolve, reject) => {

@@ -43,6 +43,8 @@ const HELP = `npm run bench -- [options]
   --rounds <n>         with --peers: rounds per concurrency (default 3)
   --label <name>       suffix for the result files
   --no-write           print the table, write no result files
+  --compression        instead of the scenarios above: scenario 1 without Accept-Encoding, with gzip
+                       and with br, at three compression level pairs (one gateway process each)
   --abuse              instead of the scenarios above: the five attacks of issue 12 against the gateway
                        (default rate limits) with a well-behaved tenant alongside; reports the tenant's
                        p50/p99 under each attack as a ratio to calm, and the gateway's peak RSS
@@ -80,6 +82,7 @@ async function main() {
       label: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
       abuse: { type: 'boolean', default: false },
+      compression: { type: 'boolean', default: false },
       'unlimited-key': { type: 'boolean', default: false },
       tracing: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -144,6 +147,19 @@ async function main() {
     process.stdout.write(`\n${scaleoutMarkdown(r)}\n`);
     if (!v['no-write']) {
       const files = writeScaleout(r, join(PACKAGE_ROOT, 'bench/results'), v.label);
+      process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
+    }
+    return;
+  }
+  if (v.compression) {
+    const { runCompression, compressionMarkdown, writeCompression, COMPRESSION_LEVELS } = await import(
+      './compression.js'
+    );
+    if (o.backend !== 'postgres') throw new Error('--compression runs on Postgres; drop --pglite.');
+    const r = await runCompression({ ...o, levels: COMPRESSION_LEVELS });
+    process.stdout.write(`\n${compressionMarkdown(r)}\n`);
+    if (!v['no-write']) {
+      const files = writeCompression(r, join(PACKAGE_ROOT, 'bench/results'), v.label);
       process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
     }
     return;

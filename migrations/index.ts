@@ -5,6 +5,7 @@ import * as m0003 from './0003_org_versions.js';
 import * as m0004 from './0004_checkbox_property_type.js';
 import * as m0005 from './0005_search_values.js';
 import * as m0006 from './0006_change_log.js';
+import * as m0007 from './0007_api_key_admin.js';
 
 /** Static list, so migrations work the same from sources (tests), from dist/ and in a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ export const migrations: Record<string, Migration> = {
   '0004_checkbox_property_type': m0004,
   '0005_search_values': m0005,
   '0006_change_log': m0006,
+  '0007_api_key_admin': m0007,
 };
 
 export const migrationProvider: MigrationProvider = {

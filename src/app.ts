@@ -8,9 +8,12 @@ import { DEFAULT_LIMITS, type GraphQLLimits } from './graphql/limits.js';
 import { buildSchema } from './graphql/schema.js';
 import { registerGraphQL } from './graphql/server.js';
 import { registerSubscriptions } from './graphql/subscriptions.js';
+import type { TrustedDocuments } from './graphql/trusted-documents.js';
 import { Admission, type AdmissionConfig, DEFAULT_ADMISSION, installAdmission } from './http/admission.js';
 import { installAuth } from './http/auth.js';
 import { clientErrorHandler } from './http/client-errors.js';
+import { type CompressionConfig, installCompression } from './http/compression.js';
+import { type CorsOrigins, installCors } from './http/cors.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { READY_TIMEOUT_MS, type ReadinessCheck, registerHealth } from './http/health.js';
 import { installLingeringClose } from './http/lingering-close.js';
@@ -20,9 +23,9 @@ import {
   type RateLimitStore,
   trustedProxies,
 } from './http/rate-limit.js';
+import { ChangeHub, DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/hub.js';
 import { installObservability } from './observability/http.js';
 import { Metrics } from './observability/metrics.js';
-import { ChangeHub, DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/hub.js';
 import { OPENAPI_PUBLIC_PATHS, registerOpenApi } from './openapi/routes.js';
 import { CursorCodec } from './pagination/cursor.js';
 import { registerRest } from './rest/adapter.js';
@@ -65,6 +68,12 @@ export interface AppOptions {
   readyTimeoutMs?: number;
   /** Bounds of live subscriptions (graphql-ws on /graphql); DEFAULT_HUB_LIMITS unless given. */
   subscriptions?: Partial<HubLimits>;
+  /** Browser origins allowed to call (CORS_ORIGINS); `*` unless given. */
+  corsOrigins?: CorsOrigins;
+  /** br/gzip levels; DEFAULT_COMPRESSION unless given, `false` turns compression off. */
+  compression?: CompressionConfig | false;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: /graphql runs only these (admin keys excepted); any document unless given. */
+  trustedDocuments?: TrustedDocuments;
 }
 
 /** Routes that need no API key. */
@@ -114,7 +123,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   );
   // Before /graphql, so that a browser opening /graphql is redirected to GraphiQL.
   registerGraphiQL(app);
-  await registerGraphQL(app, executor, limits);
+  await registerGraphQL(app, executor, limits, opts.trustedDocuments);
   registerRest(app, executor);
   registerOpenApi(app);
   const hub = new ChangeHub(database.db, database.listen, { ...DEFAULT_HUB_LIMITS, ...opts.subscriptions });
@@ -156,13 +165,33 @@ function createServer(opts: AppOptions, metrics: Metrics): FastifyInstance {
   // Bodies are JSON only: without this, Fastify's default text/plain parser would turn a
   // wrongly-typed body into a 400 about its shape instead of a 415 about its type.
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonWithoutBody(app);
   installErrorHandling(app);
   installLingeringClose(app);
+  // Before the rate limit, so a preflight is answered first and a 429 still carries CORS headers.
+  installCors(app, opts.corsOrigins ?? '*');
+  if (opts.compression !== false) installCompression(app, opts.compression);
   if (opts.rateLimit)
     installRateLimit(app, opts.rateLimit.store, opts.rateLimit.config, (scope) =>
       metrics.rateLimited.inc({ scope }),
     );
   return app;
+}
+
+/** Methods whose requests carry no body in this API. */
+const BODYLESS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Many HTTP clients send `Content-Type: application/json` on every request; on a DELETE with no
+ * body that is no reason to refuse it. An empty body on a POST or PUT is still a 400.
+ */
+function acceptEmptyJsonWithoutBody(app: FastifyInstance): void {
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' && BODYLESS.has(req.method)) return done(null, undefined);
+    json(req, body as string, done);
+  });
 }
 
 async function loadCursorSecret(database: Database): Promise<string> {

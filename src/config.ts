@@ -1,4 +1,6 @@
 import { DEFAULT_ADMISSION } from './http/admission.js';
+import { type CompressionConfig, DEFAULT_COMPRESSION } from './http/compression.js';
+import { type CorsOrigins, parseCorsOrigins } from './http/cors.js';
 import { DEFAULT_ADDRESS_LIMIT } from './http/rate-limit.js';
 
 /** Runtime configuration, from the environment. Every knob has a safe default. */
@@ -36,6 +38,12 @@ export interface Config {
   admission: { slots: number; maxWaitMs: number };
   /** Prometheus /metrics on a listener of its own; off unless METRICS_PORT is set. */
   metrics?: { port: number; host: string; token?: string };
+  /** Browser origins allowed to call the gateway (CORS_ORIGINS): `*` or a list. */
+  corsOrigins: CorsOrigins;
+  /** Response compression levels (COMPRESSION_BROTLI_QUALITY, COMPRESSION_GZIP_LEVEL); false when COMPRESSION=0. */
+  compression: CompressionConfig | false;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: a persisted-documents manifest; /graphql then runs only its documents. */
+  trustedDocumentsPath?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -66,6 +74,14 @@ function trustProxy(v: string | undefined): string | number | undefined {
       'TRUST_PROXY must name the proxies (addresses or CIDRs, comma-separated, or loopback) or a hop count; trusting every sender would let any client choose its own address',
     );
   return v;
+}
+
+function compressionLevels(env: Env): CompressionConfig {
+  const brotliQuality = int(env, 'COMPRESSION_BROTLI_QUALITY', DEFAULT_COMPRESSION.brotliQuality);
+  const gzipLevel = int(env, 'COMPRESSION_GZIP_LEVEL', DEFAULT_COMPRESSION.gzipLevel);
+  if (brotliQuality > 11) throw new Error('COMPRESSION_BROTLI_QUALITY must be from 0 to 11');
+  if (gzipLevel < 1 || gzipLevel > 9) throw new Error('COMPRESSION_GZIP_LEVEL must be from 1 to 9');
+  return { brotliQuality, gzipLevel };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -103,5 +119,8 @@ export function loadConfig(env: Env = process.env): Config {
           token: env.METRICS_TOKEN || undefined,
         }
       : undefined,
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
+    compression: env.COMPRESSION === '0' ? false : compressionLevels(env),
+    trustedDocumentsPath: env.GRAPHQL_TRUSTED_DOCUMENTS || undefined,
   };
 }

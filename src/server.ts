@@ -4,12 +4,13 @@ import { loadConfig } from './config.js';
 import { createDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { limitsFromEnv } from './graphql/limits.js';
+import { loadTrustedDocuments } from './graphql/trusted-documents.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { loggerOptions } from './logger.js';
+import { startRetention } from './modules/changes/retention.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startTracingFromEnv } from './observability/otel.js';
-import { startRetention } from './modules/changes/retention.js';
 import { seedDemo } from './seed/demo.js';
 
 /** Starts the gateway: database, migrations, demo data on an empty database, then listen. */
@@ -55,6 +56,9 @@ async function main() {
     admission: cfg.admission,
     rateLimit: store && { store, config: cfg.rateLimit },
     trustProxy: cfg.trustProxy,
+    corsOrigins: cfg.corsOrigins,
+    compression: cfg.compression,
+    trustedDocuments: cfg.trustedDocumentsPath ? loadTrustedDocuments(cfg.trustedDocumentsPath) : undefined,
   });
   const retention = startRetention(database.db, cfg.changeLogRetentionDays, log);
   // The address actually bound (PORT=0 picks a free port).

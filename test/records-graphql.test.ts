@@ -18,12 +18,13 @@ const VALUES = `values {
   ... on PeopleValue { users { id name email } }
 }`;
 
+const USER_ERRORS = 'userErrors { code message propertyId path }';
 const MUTATION = {
-  createProject: `mutation($input: CreateRecordInput!) { createProject(input: $input) { project { ${RECORD} } } }`,
-  createContact: `mutation($input: CreateRecordInput!) { createContact(input: $input) { contact { ${RECORD} } } }`,
-  updateProject: `mutation($input: UpdateRecordInput!) { updateProject(input: $input) { project { ${RECORD} } } }`,
-  updateContact: `mutation($input: UpdateRecordInput!) { updateContact(input: $input) { contact { ${RECORD} } } }`,
-  updateParcel: `mutation($input: UpdateRecordInput!) { updateParcel(input: $input) { parcel { ${RECORD} } } }`,
+  createProject: `mutation($input: CreateRecordInput!) { createProject(input: $input) { project { ${RECORD} } ${USER_ERRORS} } }`,
+  createContact: `mutation($input: CreateRecordInput!) { createContact(input: $input) { contact { ${RECORD} } ${USER_ERRORS} } }`,
+  updateProject: `mutation($input: UpdateRecordInput!) { updateProject(input: $input) { project { ${RECORD} } ${USER_ERRORS} } }`,
+  updateContact: `mutation($input: UpdateRecordInput!) { updateContact(input: $input) { contact { ${RECORD} } ${USER_ERRORS} } }`,
+  updateParcel: `mutation($input: UpdateRecordInput!) { updateParcel(input: $input) { parcel { ${RECORD} } ${USER_ERRORS} } }`,
   deleteProject: `mutation($input: DeleteRecordInput!) { deleteProject(input: $input) { deletedId } }`,
   deleteContact: `mutation($input: DeleteRecordInput!) { deleteContact(input: $input) { deletedId } }`,
 };
@@ -98,7 +99,9 @@ describe('mutations', () => {
     });
   });
 
-  test('bad input gets the same code and details as REST', async ({ env }) => {
+  test('bad values come back as userErrors that say what the REST VALIDATION_FAILED details say, all of them', async ({
+    env,
+  }) => {
     const made = await newProject(env, { name: { text: 'Twin' } });
     const [parcel] = await insertRecords(env, 'parcel', a1(env), [{ name: { text: 'Twin' } }]);
     const bad = {
@@ -143,9 +146,32 @@ describe('mutations', () => {
     ];
     for (const [r, g] of pairs) {
       expect(r.status).toBe(400);
-      expect(gqlError(g)).toEqual(rest(r));
-      expect(g.body.data).toBeNull();
+      expect(g.body.errors).toBeUndefined();
+      const [payload] = Object.values(g.body.data) as {
+        userErrors: { propertyId: string | null; path: string[]; message: string }[];
+      }[];
+      // The record is null: nothing was written.
+      expect(Object.values(payload)[0]).toBeNull();
+      expect(
+        payload.userErrors.map((e) => ({ field: e.propertyId ?? e.path.at(-1), reason: e.message })),
+      ).toEqual(rest(r).details);
     }
+    expect(pairs[0][1].body.data.createProject.userErrors.map((e: { code: string }) => e.code)).toEqual([
+      'REQUIRED',
+      'INVALID_VALUE',
+      'INVALID_VALUE',
+      'INVALID_VALUE',
+      'READ_ONLY',
+      'UNKNOWN_PROPERTY',
+    ]);
+    expect(pairs[4][1].body.data.createProject.userErrors).toEqual([
+      {
+        code: 'INVALID_INPUT',
+        message: 'must be an object that maps property ids to value objects',
+        propertyId: null,
+        path: ['input', 'properties'],
+      },
+    ]);
     expect(rest(pairs[0][0]).details.map((d: { field: string }) => d.field)).toEqual([
       'name',
       'website',

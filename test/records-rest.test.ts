@@ -39,8 +39,9 @@ describe('schema endpoints', () => {
         name: p.name,
         property_type: p.type,
         ...(p.type === 'select' || p.type === 'multi_select' ? { select: { options: p.options } } : {}),
+        ...('required' in p && p.required ? { required: true } : {}),
       }));
-      // toStrictEqual: no extra members (no `select` on other types, no `required` or `position`).
+      // toStrictEqual: no extra members (no `select` on other types, `required` only when true, no `position`).
       expect(r.body.properties).toStrictEqual(expected);
       for (const p of r.body.properties)
         for (const o of p.select?.options ?? []) {
@@ -57,10 +58,13 @@ describe('schema endpoints', () => {
     const none = await env.as.alice.get('/parcels/v1/schema');
     expect(none.status).toBe(400);
     expect(none.body.error.details).toEqual([{ field: 'orgId', reason: expect.stringMatching(/required/) }]);
+    // A parameter the path does not take is ignored (issue 14), unless it is a near miss of orgId.
     const extra = await env.as.alice.get('/parcels/v1/schema', { orgId: env.demo.orgs.A.id, limit: 1 });
-    expect(extra.status).toBe(400);
-    expect(extra.body.error.details).toEqual([
-      { field: 'limit', reason: expect.stringMatching(/takes orgId$/) },
+    expect(extra.status).toBe(200);
+    const near = await env.as.alice.get('/parcels/v1/schema', { orgId: env.demo.orgs.A.id, org_id: 'x' });
+    expect(near.status).toBe(400);
+    expect(near.body.error.details).toEqual([
+      { field: 'org_id', reason: expect.stringMatching(/takes orgId$/) },
     ]);
     const foreign = await env.as.nora.get('/parcels/v1/schema', { orgId: env.demo.orgs.A.id });
     expect(foreign.status).toBe(404);

@@ -26,6 +26,7 @@ export interface Options {
   json?: boolean;
   demo?: boolean;
   required?: boolean;
+  admin?: boolean;
   name?: string;
   org?: string;
   portfolio?: string;
@@ -166,7 +167,7 @@ async function guestGrant(c: Call) {
 
 async function keyCreate(c: Call) {
   const u = await resolveUser(c, need(c.values, 'user').user);
-  const k = await createApiKey(c.database.db, u.id, c.values.label);
+  const k = await createApiKey(c.database.db, u.id, c.values.label, { admin: c.values.admin === true });
   if (c.json) c.io.out(JSON.stringify({ id: k.id, userId: u.id, apiKey: k.apiKey }));
   else c.io.out(`Created key ${k.id} for ${u.email}. It is shown only now:\n${k.apiKey}`);
 }

@@ -21,7 +21,9 @@ Commands:
   member add --org ORG --user USER --role ROLE
                                             make a user a member (role: owner, admin, member, viewer)
   guest grant --portfolio PF --user USER    give a user guest access to one portfolio
-  key create --user USER [--label TEXT]     create an API key (shown once)
+  key create --user USER [--label TEXT] [--admin]
+                                           create an API key (shown once); --admin may send
+                                           ad-hoc GraphQL documents under GRAPHQL_TRUSTED_DOCUMENTS
   key revoke --key KEY_ID_OR_KEY            revoke an API key
   schema property add --org ORG --kind KIND --id ID --name NAME --type TYPE
                       [--option id:Name:#rrggbb ...] [--required]
@@ -67,6 +69,7 @@ const OPTIONS = {
   type: { type: 'string' },
   option: { type: 'string', multiple: true },
   required: { type: 'boolean', default: false },
+  admin: { type: 'boolean', default: false },
   map: { type: 'string', multiple: true },
 } as const;
 

@@ -42,6 +42,8 @@ export interface DB {
     created_at: Timestamp;
     last_used_at: Date | null;
     revoked_at: Date | null;
+    /** May send ad-hoc GraphQL documents when trusted documents are enforced. */
+    admin: Generated<boolean>;
   };
   organizations: { id: string; name: string; created_at: Timestamp };
   org_members: { org_id: string; user_id: string; role: OrgRole; created_at: Timestamp };

@@ -205,9 +205,9 @@ export type ContactEdge = {
 /** Result of a contact write. */
 export type ContactPayload = {
   __typename?: 'ContactPayload';
-  /** The contact as stored. */
-  contact: Contact;
-  /** Problems that stopped the write (a CONFLICT leaves the record unchanged and shows it as it is now). */
+  /** The contact as stored; null when the write was refused (see userErrors); after a CONFLICT, as it is now. */
+  contact?: Maybe<Contact>;
+  /** Why the write was refused; empty when it succeeded. A CONFLICT leaves the record unchanged. */
   userErrors: Array<UserError>;
 };
 
@@ -217,8 +217,10 @@ export type CreateRecordInput = {
   orgId: Scalars['ID']['input'];
   /** The portfolio that will hold the record. */
   portfolioId: Scalars['ID']['input'];
-  /** Property id → value object, as in REST v1. */
-  properties: Scalars['JSON']['input'];
+  /** Property id → value object, as in REST v1. Give this or `values`, not both. */
+  properties?: InputMaybe<Scalars['JSON']['input']>;
+  /** The same as typed entries, one per property: what a typed client (codegen) sends. */
+  values?: InputMaybe<Array<PropertyValueEntry>>;
 };
 
 /** Date operators, on the value's start date. Several operators in one group must all hold. */
@@ -262,11 +264,19 @@ export type DateValue = PropertyValue & {
   start: Scalars['Date']['output'];
 };
 
+/** A date value. */
+export type DateValueInput = {
+  /** The date. */
+  start: Scalars['Date']['input'];
+};
+
 /** Result of a delete. */
 export type DeletePayload = {
   __typename?: 'DeletePayload';
   /** The id of the deleted record. */
   deletedId: Scalars['ID']['output'];
+  /** Always empty for now; there for clients that read every payload the same way. */
+  userErrors: Array<UserError>;
 };
 
 /** Input of a delete. */
@@ -311,7 +321,14 @@ export type MultiSelectFilter = {
   isEmpty?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type Mutation = {
   __typename?: 'Mutation';
   /** Creates a contact. */
@@ -339,67 +356,144 @@ export type Mutation = {
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationCreateContactArgs = {
   input: CreateRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationCreateProjectArgs = {
   input: CreateRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationDeleteContactArgs = {
   input: DeleteRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationDeleteProjectArgs = {
   input: DeleteRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationLinkParcelContactArgs = {
   input: ParcelContactInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationLinkProjectContactArgs = {
   input: ProjectContactInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUnlinkParcelContactArgs = {
   input: ParcelContactInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUnlinkProjectContactArgs = {
   input: ProjectContactInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUpdateContactArgs = {
   input: UpdateRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUpdateParcelArgs = {
   input: UpdateRecordInput;
 };
 
 
-/** Every write. */
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUpdateProjectArgs = {
   input: UpdateRecordInput;
 };
@@ -630,9 +724,9 @@ export type ParcelEdge = {
 /** Result of a parcel write. */
 export type ParcelPayload = {
   __typename?: 'ParcelPayload';
-  /** The parcel as stored. */
-  parcel: Parcel;
-  /** Problems that stopped the write (a CONFLICT leaves the record unchanged and shows it as it is now). */
+  /** The parcel as stored; null when the write was refused (see userErrors); after a CONFLICT, as it is now. */
+  parcel?: Maybe<Parcel>;
+  /** Why the write was refused; empty when it succeeded. A CONFLICT leaves the record unchanged. */
   userErrors: Array<UserError>;
 };
 
@@ -874,9 +968,9 @@ export type ProjectEdge = {
 /** Result of a project write. */
 export type ProjectPayload = {
   __typename?: 'ProjectPayload';
-  /** The project as stored. */
-  project: Project;
-  /** Problems that stopped the write (a CONFLICT leaves the record unchanged and shows it as it is now). */
+  /** The project as stored; null when the write was refused (see userErrors); after a CONFLICT, as it is now. */
+  project?: Maybe<Project>;
+  /** Why the write was refused; empty when it succeeded. A CONFLICT leaves the record unchanged. */
   userErrors: Array<UserError>;
 };
 
@@ -977,6 +1071,35 @@ export type PropertyValue = {
   /** The property id. */
   propertyId: Scalars['ID']['output'];
 };
+
+/** One property's new value in a typed write. */
+export type PropertyValueEntry = {
+  /** The property id, from the organization's property schema. */
+  propertyId: Scalars['ID']['input'];
+  /** Its value: exactly one member, the one that fits the property's type. */
+  value: PropertyValueInput;
+};
+
+/**
+ * A property value: exactly one member. Which one fits is the property's type: `text` for text, url
+ * and email; `number`; `date`; `select` for select (one option id) and multi_select; `people` (one
+ * user id); `checkbox`. `clear: true` removes the value of a property of any type.
+ */
+export type PropertyValueInput =
+  /** A checkbox value. */
+  { checkbox: Scalars['Boolean']['input']; clear?: never; date?: never; number?: never; people?: never; select?: never; text?: never; }
+  |  /** Must be true: clears the property's value (required properties cannot be cleared). */
+  { checkbox?: never; clear: Scalars['Boolean']['input']; date?: never; number?: never; people?: never; select?: never; text?: never; }
+  |  /** A date. */
+  { checkbox?: never; clear?: never; date: DateValueInput; number?: never; people?: never; select?: never; text?: never; }
+  |  /** A finite number. */
+  { checkbox?: never; clear?: never; date?: never; number: Scalars['Float']['input']; people?: never; select?: never; text?: never; }
+  |  /** User ids of the organization: exactly one. */
+  { checkbox?: never; clear?: never; date?: never; number?: never; people: Array<Scalars['ID']['input']>; select?: never; text?: never; }
+  |  /** Option ids: exactly one for select, any number for multi_select (`[]` clears it). */
+  { checkbox?: never; clear?: never; date?: never; number?: never; people?: never; select: Array<Scalars['ID']['input']>; text?: never; }
+  |  /** A text, url or email value (at most 10,000 characters). */
+  { checkbox?: never; clear?: never; date?: never; number?: never; people?: never; select?: never; text: Scalars['String']['input']; };
 
 /** The root of every read. */
 export type Query = {
@@ -1176,8 +1299,10 @@ export type UpdateRecordInput = {
   orgId?: InputMaybe<Scalars['ID']['input']>;
   /** When given, the record must belong to this portfolio, or the answer is NOT_FOUND. */
   portfolioId?: InputMaybe<Scalars['ID']['input']>;
-  /** Only these properties change; a null inner member clears one. */
-  properties: Scalars['JSON']['input'];
+  /** Only these properties change; a null inner member clears one. Give this or `values`, not both. */
+  properties?: InputMaybe<Scalars['JSON']['input']>;
+  /** Only these properties change, as typed entries; `{ clear: true }` clears one. */
+  values?: InputMaybe<Array<PropertyValueEntry>>;
 };
 
 /** A person with access to one or more organizations. */
@@ -1193,23 +1318,36 @@ export type User = Node & {
   role?: Maybe<Role>;
 };
 
-/** A problem with a write that the caller can act on; the write did not happen. */
+/**
+ * Why a write's values were refused, as data (the Shopify convention): one entry per problem, every
+ * problem of the write listed.
+ */
 export type UserError = {
   __typename?: 'UserError';
-  /** What kind of problem. */
+  /** What kind of problem it is. */
   code: UserErrorCode;
-  /** A sentence for a person. */
+  /** What is wrong and how to fix it, for a person. */
   message: Scalars['String']['output'];
-  /** The input field the problem is about, as a path from the mutation's arguments. */
+  /** Where in the input: `["input", "properties", <property id>]` or `["input", "values", <index>]`. */
   path?: Maybe<Array<Scalars['String']['output']>>;
-  /** The property the problem is about, when there is one. */
+  /** The property the problem is about; null when it is about the whole input. */
   propertyId?: Maybe<Scalars['ID']['output']>;
 };
 
-/** Kinds of user errors. */
+/** The kinds of refusal a write's payload reports in `userErrors`. */
 export type UserErrorCode =
   /** The record changed after `expectedUpdatedAt`; read it again (the payload holds it) and retry. */
-  | 'CONFLICT';
+  | 'CONFLICT'
+  /** The input as a whole is wrong: `properties` is not an object, names too many properties, or comes with `values`. */
+  | 'INVALID_INPUT'
+  /** A value does not fit its property: wrong member for the type, bad format, unknown option, a user outside the organization. */
+  | 'INVALID_VALUE'
+  /** The property is computed by the service (a project's location) and cannot be written. */
+  | 'READ_ONLY'
+  /** A required property is missing on create, or a write tries to clear it. */
+  | 'REQUIRED'
+  /** No property with this id in the organization's schema of this record kind. */
+  | 'UNKNOWN_PROPERTY';
 
 /** The authenticated caller. */
 export type Viewer = {
@@ -1329,7 +1467,7 @@ export type ResolversTypes = ResolversObject<{
   Contact: ResolverTypeWrapper<RecordModel>;
   ContactConnection: ResolverTypeWrapper<ConnectionModel>;
   ContactEdge: ResolverTypeWrapper<EdgeModel>;
-  ContactPayload: ResolverTypeWrapper<Omit<ContactPayload, 'contact'> & { contact: ResolversTypes['Contact'] }>;
+  ContactPayload: ResolverTypeWrapper<Omit<ContactPayload, 'contact'> & { contact?: Maybe<ResolversTypes['Contact']> }>;
   CreateRecordInput: CreateRecordInput;
   Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateFilter: DateFilter;
@@ -1337,6 +1475,7 @@ export type ResolversTypes = ResolversObject<{
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DateTimeRange: DateTimeRange;
   DateValue: ResolverTypeWrapper<ValueModel>;
+  DateValueInput: DateValueInput;
   DeletePayload: ResolverTypeWrapper<DeletePayload>;
   DeleteRecordInput: DeleteRecordInput;
   Facet: ResolverTypeWrapper<Facet>;
@@ -1360,7 +1499,7 @@ export type ResolversTypes = ResolversObject<{
   ParcelContactInput: ParcelContactInput;
   ParcelContactPayload: ResolverTypeWrapper<Omit<ParcelContactPayload, 'contact' | 'parcel'> & { contact: ResolversTypes['Contact'], parcel: ResolversTypes['Parcel'] }>;
   ParcelEdge: ResolverTypeWrapper<EdgeModel>;
-  ParcelPayload: ResolverTypeWrapper<Omit<ParcelPayload, 'parcel'> & { parcel: ResolversTypes['Parcel'] }>;
+  ParcelPayload: ResolverTypeWrapper<Omit<ParcelPayload, 'parcel'> & { parcel?: Maybe<ResolversTypes['Parcel']> }>;
   PeopleFilter: PeopleFilter;
   PeopleValue: ResolverTypeWrapper<ValueModel>;
   Portfolio: ResolverTypeWrapper<PortfolioModel>;
@@ -1369,7 +1508,7 @@ export type ResolversTypes = ResolversObject<{
   ProjectContactInput: ProjectContactInput;
   ProjectContactPayload: ResolverTypeWrapper<Omit<ProjectContactPayload, 'contact' | 'project'> & { contact: ResolversTypes['Contact'], project: ResolversTypes['Project'] }>;
   ProjectEdge: ResolverTypeWrapper<EdgeModel>;
-  ProjectPayload: ResolverTypeWrapper<Omit<ProjectPayload, 'project'> & { project: ResolversTypes['Project'] }>;
+  ProjectPayload: ResolverTypeWrapper<Omit<ProjectPayload, 'project'> & { project?: Maybe<ResolversTypes['Project']> }>;
   PropertyChange: ResolverTypeWrapper<PropertyChangeModel>;
   PropertyDefinition: ResolverTypeWrapper<PropertyDefModel>;
   PropertyFilter: PropertyFilter;
@@ -1377,6 +1516,8 @@ export type ResolversTypes = ResolversObject<{
   PropertySchema: ResolverTypeWrapper<PropertySchemaModel>;
   PropertyType: PropertyType;
   PropertyValue: ResolverTypeWrapper<ValueModel>;
+  PropertyValueEntry: PropertyValueEntry;
+  PropertyValueInput: PropertyValueInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RecordFilter: RecordFilter;
   RecordKind: RecordKind;
@@ -1408,7 +1549,7 @@ export type ResolversParentTypes = ResolversObject<{
   Contact: RecordModel;
   ContactConnection: ConnectionModel;
   ContactEdge: EdgeModel;
-  ContactPayload: Omit<ContactPayload, 'contact'> & { contact: ResolversParentTypes['Contact'] };
+  ContactPayload: Omit<ContactPayload, 'contact'> & { contact?: Maybe<ResolversParentTypes['Contact']> };
   CreateRecordInput: CreateRecordInput;
   Date: Scalars['Date']['output'];
   DateFilter: DateFilter;
@@ -1416,6 +1557,7 @@ export type ResolversParentTypes = ResolversObject<{
   DateTime: Scalars['DateTime']['output'];
   DateTimeRange: DateTimeRange;
   DateValue: ValueModel;
+  DateValueInput: DateValueInput;
   DeletePayload: DeletePayload;
   DeleteRecordInput: DeleteRecordInput;
   Facet: Facet;
@@ -1437,7 +1579,7 @@ export type ResolversParentTypes = ResolversObject<{
   ParcelContactInput: ParcelContactInput;
   ParcelContactPayload: Omit<ParcelContactPayload, 'contact' | 'parcel'> & { contact: ResolversParentTypes['Contact'], parcel: ResolversParentTypes['Parcel'] };
   ParcelEdge: EdgeModel;
-  ParcelPayload: Omit<ParcelPayload, 'parcel'> & { parcel: ResolversParentTypes['Parcel'] };
+  ParcelPayload: Omit<ParcelPayload, 'parcel'> & { parcel?: Maybe<ResolversParentTypes['Parcel']> };
   PeopleFilter: PeopleFilter;
   PeopleValue: ValueModel;
   Portfolio: PortfolioModel;
@@ -1446,13 +1588,15 @@ export type ResolversParentTypes = ResolversObject<{
   ProjectContactInput: ProjectContactInput;
   ProjectContactPayload: Omit<ProjectContactPayload, 'contact' | 'project'> & { contact: ResolversParentTypes['Contact'], project: ResolversParentTypes['Project'] };
   ProjectEdge: EdgeModel;
-  ProjectPayload: Omit<ProjectPayload, 'project'> & { project: ResolversParentTypes['Project'] };
+  ProjectPayload: Omit<ProjectPayload, 'project'> & { project?: Maybe<ResolversParentTypes['Project']> };
   PropertyChange: PropertyChangeModel;
   PropertyDefinition: PropertyDefModel;
   PropertyFilter: PropertyFilter;
   PropertyRecord: RecordModel;
   PropertySchema: PropertySchemaModel;
   PropertyValue: ValueModel;
+  PropertyValueEntry: PropertyValueEntry;
+  PropertyValueInput: PropertyValueInput;
   Query: Record<PropertyKey, never>;
   RecordFilter: RecordFilter;
   RecordOrder: RecordOrder;
@@ -1537,7 +1681,7 @@ export type ContactEdgeResolvers<ContextType = Context, ParentType extends Resol
 }>;
 
 export type ContactPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContactPayload'] = ResolversParentTypes['ContactPayload']> = ResolversObject<{
-  contact?: Resolver<ResolversTypes['Contact'], ParentType, ContextType>;
+  contact?: Resolver<Maybe<ResolversTypes['Contact']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
@@ -1558,6 +1702,7 @@ export type DateValueResolvers<ContextType = Context, ParentType extends Resolve
 
 export type DeletePayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DeletePayload'] = ResolversParentTypes['DeletePayload']> = ResolversObject<{
   deletedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export type FacetResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Facet'] = ResolversParentTypes['Facet']> = ResolversObject<{
@@ -1655,7 +1800,7 @@ export type ParcelEdgeResolvers<ContextType = Context, ParentType extends Resolv
 }>;
 
 export type ParcelPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelPayload'] = ResolversParentTypes['ParcelPayload']> = ResolversObject<{
-  parcel?: Resolver<ResolversTypes['Parcel'], ParentType, ContextType>;
+  parcel?: Resolver<Maybe<ResolversTypes['Parcel']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
@@ -1718,7 +1863,7 @@ export type ProjectEdgeResolvers<ContextType = Context, ParentType extends Resol
 }>;
 
 export type ProjectPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectPayload'] = ResolversParentTypes['ProjectPayload']> = ResolversObject<{
-  project?: Resolver<ResolversTypes['Project'], ParentType, ContextType>;
+  project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 

@@ -8,8 +8,16 @@ export type CreateRecordInput = {
   orgId: string | number;
   /** The portfolio that will hold the record. */
   portfolioId: string | number;
-  /** Property id → value object, as in REST v1. */
-  properties: unknown;
+  /** Property id → value object, as in REST v1. Give this or `values`, not both. */
+  properties?: unknown;
+  /** The same as typed entries, one per property: what a typed client (codegen) sends. */
+  values?: Array<PropertyValueEntry> | null | undefined;
+};
+
+/** A date value. */
+export type DateValueInput = {
+  /** The date. */
+  start: string;
 };
 
 /** Input of a delete. */
@@ -67,6 +75,35 @@ export type PropertyType =
   /** An absolute http(s) URL, `{ text }`. */
   | 'URL';
 
+/** One property's new value in a typed write. */
+export type PropertyValueEntry = {
+  /** The property id, from the organization's property schema. */
+  propertyId: string | number;
+  /** Its value: exactly one member, the one that fits the property's type. */
+  value: PropertyValueInput;
+};
+
+/**
+ * A property value: exactly one member. Which one fits is the property's type: `text` for text, url
+ * and email; `number`; `date`; `select` for select (one option id) and multi_select; `people` (one
+ * user id); `checkbox`. `clear: true` removes the value of a property of any type.
+ */
+export type PropertyValueInput =
+  {   /** A checkbox value. */
+  checkbox: boolean; clear?: never; date?: never; number?: never; people?: never; select?: never; text?: never; }
+  |  { checkbox?: never;   /** Must be true: clears the property's value (required properties cannot be cleared). */
+  clear: boolean; date?: never; number?: never; people?: never; select?: never; text?: never; }
+  |  { checkbox?: never; clear?: never;   /** A date. */
+  date: DateValueInput; number?: never; people?: never; select?: never; text?: never; }
+  |  { checkbox?: never; clear?: never; date?: never;   /** A finite number. */
+  number: number; people?: never; select?: never; text?: never; }
+  |  { checkbox?: never; clear?: never; date?: never; number?: never;   /** User ids of the organization: exactly one. */
+  people: Array<string | number>; select?: never; text?: never; }
+  |  { checkbox?: never; clear?: never; date?: never; number?: never; people?: never;   /** Option ids: exactly one for select, any number for multi_select (`[]` clears it). */
+  select: Array<string | number>; text?: never; }
+  |  { checkbox?: never; clear?: never; date?: never; number?: never; people?: never; select?: never;   /** A text, url or email value (at most 10,000 characters). */
+  text: string; };
+
 /** A caller's role in an organization. Guests have no organization role; they reach single portfolios. */
 export type Role =
   /** Manages the organization's data and people. */
@@ -93,14 +130,26 @@ export type UpdateRecordInput = {
   orgId?: string | number | null | undefined;
   /** When given, the record must belong to this portfolio, or the answer is NOT_FOUND. */
   portfolioId?: string | number | null | undefined;
-  /** Only these properties change; a null inner member clears one. */
-  properties: unknown;
+  /** Only these properties change; a null inner member clears one. Give this or `values`, not both. */
+  properties?: unknown;
+  /** Only these properties change, as typed entries; `{ clear: true }` clears one. */
+  values?: Array<PropertyValueEntry> | null | undefined;
 };
 
-/** Kinds of user errors. */
+/** The kinds of refusal a write's payload reports in `userErrors`. */
 export type UserErrorCode =
   /** The record changed after `expectedUpdatedAt`; read it again (the payload holds it) and retry. */
-  | 'CONFLICT';
+  | 'CONFLICT'
+  /** The input as a whole is wrong: `properties` is not an object, names too many properties, or comes with `values`. */
+  | 'INVALID_INPUT'
+  /** A value does not fit its property: wrong member for the type, bad format, unknown option, a user outside the organization. */
+  | 'INVALID_VALUE'
+  /** The property is computed by the service (a project's location) and cannot be written. */
+  | 'READ_ONLY'
+  /** A required property is missing on create, or a write tries to clear it. */
+  | 'REQUIRED'
+  /** No property with this id in the organization's schema of this record kind. */
+  | 'UNKNOWN_PROPERTY';
 
 export type ListProjectParcelsQueryVariables = Exact<{
   orgId: string | number;
@@ -139,12 +188,19 @@ export type UnlinkParcelContactMutationVariables = Exact<{
 
 export type UnlinkParcelContactMutation = { unlinkParcelContact: { linked: boolean } };
 
-export type CreateContactMutationVariables = Exact<{
+export type UpdateContactMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
+
+export type CreateProjectMutationVariables = Exact<{
   input: CreateRecordInput;
 }>;
 
 
-export type CreateContactMutation = { createContact: { contact: R_Contact_Fragment } };
+export type CreateProjectMutation = { createProject: { project: R_Project_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
 
 export type ListPortfoliosQueryVariables = Exact<{
   orgId: string | number;
@@ -153,12 +209,12 @@ export type ListPortfoliosQueryVariables = Exact<{
 
 export type ListPortfoliosQuery = { organization: { id: string, portfolios: Array<{ id: string, name: string, createdAt: string }> } | null };
 
-export type GetContactSchemaQueryVariables = Exact<{
+export type GetProjectSchemaQueryVariables = Exact<{
   orgId: string | number;
 }>;
 
 
-export type GetContactSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, options: Array<{ id: string, name: string, color: string }> }> } } | null };
+export type GetProjectSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, required: boolean, options: Array<{ id: string, name: string, color: string }> }> } } | null };
 
 export type ListParcelContactsQueryVariables = Exact<{
   orgId: string | number;
@@ -171,13 +227,6 @@ export type ListParcelContactsQueryVariables = Exact<{
 
 export type ListParcelContactsQuery = { organization: { portfolio: { parcel: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
-export type UpdateProjectMutationVariables = Exact<{
-  input: UpdateRecordInput;
-}>;
-
-
-export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment, userErrors: Array<{ code: UserErrorCode }> } };
-
 export type ListParcelProjectsQueryVariables = Exact<{
   orgId: string | number;
   portfolioId: string | number;
@@ -189,12 +238,19 @@ export type ListParcelProjectsQueryVariables = Exact<{
 
 export type ListParcelProjectsQuery = { organization: { portfolio: { parcel: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
-export type GetParcelSchemaQueryVariables = Exact<{
-  orgId: string | number;
+export type UpdateProjectMutationVariables = Exact<{
+  input: UpdateRecordInput;
 }>;
 
 
-export type GetParcelSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, options: Array<{ id: string, name: string, color: string }> }> } } | null };
+export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
+
+export type CreateContactMutationVariables = Exact<{
+  input: CreateRecordInput;
+}>;
+
+
+export type CreateContactMutation = { createContact: { contact: R_Contact_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
 
 export type ListProjectContactsQueryVariables = Exact<{
   orgId: string | number;
@@ -207,17 +263,24 @@ export type ListProjectContactsQueryVariables = Exact<{
 
 export type ListProjectContactsQuery = { organization: { portfolio: { project: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
-export type UpdateContactMutationVariables = Exact<{
-  input: UpdateRecordInput;
+export type GetParcelSchemaQueryVariables = Exact<{
+  orgId: string | number;
 }>;
 
 
-export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment, userErrors: Array<{ code: UserErrorCode }> } };
+export type GetParcelSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, required: boolean, options: Array<{ id: string, name: string, color: string }> }> } } | null };
 
 export type ListOrganizationsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type ListOrganizationsQuery = { organizations: Array<{ id: string, name: string }> };
+
+export type UpdateParcelMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
 
 export type LinkParcelContactMutationVariables = Exact<{
   input: ParcelContactInput;
@@ -244,19 +307,12 @@ export type ListContactProjectsQueryVariables = Exact<{
 
 export type ListContactProjectsQuery = { organization: { portfolio: { contact: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
-export type UpdateParcelMutationVariables = Exact<{
-  input: UpdateRecordInput;
+export type GetContactSchemaQueryVariables = Exact<{
+  orgId: string | number;
 }>;
 
 
-export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment, userErrors: Array<{ code: UserErrorCode }> } };
-
-export type CreateProjectMutationVariables = Exact<{
-  input: CreateRecordInput;
-}>;
-
-
-export type CreateProjectMutation = { createProject: { project: R_Project_Fragment } };
+export type GetContactSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, required: boolean, options: Array<{ id: string, name: string, color: string }> }> } } | null };
 
 export type ListUsersQueryVariables = Exact<{
   orgId: string | number;
@@ -284,13 +340,6 @@ export type ListProjectsQueryVariables = Exact<{
 
 
 export type ListProjectsQuery = { organization: { portfolio: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
-
-export type GetProjectSchemaQueryVariables = Exact<{
-  orgId: string | number;
-}>;
-
-
-export type GetProjectSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, options: Array<{ id: string, name: string, color: string }> }> } } | null };
 
 export type ListContactParcelsQueryVariables = Exact<{
   orgId: string | number;

@@ -11,6 +11,7 @@ import { errorCodesPlugin, installQueryTextLimits, operationResolvedPlugin } fro
 import { formatGraphQLError } from './errors.js';
 import type { Executor } from './executor.js';
 import type { GraphQLLimits } from './limits.js';
+import { installTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 
 type Gateway = ApolloServerOptionsWithGateway<Context>['gateway'];
 
@@ -41,7 +42,12 @@ export function executorGateway(executor: Executor): Gateway {
 }
 
 /** POST and GET /graphql, on the request context that authentication built. */
-export async function registerGraphQL(app: FastifyInstance, executor: Executor, limits: GraphQLLimits) {
+export async function registerGraphQL(
+  app: FastifyInstance,
+  executor: Executor,
+  limits: GraphQLLimits,
+  trusted?: TrustedDocuments,
+) {
   const apollo = new ApolloServer<Context>({
     gateway: executorGateway(executor),
     // The default landing page loads Apollo Sandbox from a CDN; GraphiQL is served locally instead.
@@ -59,8 +65,12 @@ export async function registerGraphQL(app: FastifyInstance, executor: Executor, 
     parseOptions: { maxTokens: limits.maxTokens },
     formatError: formatGraphQLError(app.log),
     includeStacktraceInErrorResponses: false,
+    // With trusted documents, a hash names a manifest entry, never a document a client registered:
+    // Apollo's automatic persisted queries would let any client add documents, so they are off.
+    ...(trusted ? { persistedQueries: false as const } : {}),
   });
   await apollo.start();
+  if (trusted) installTrustedDocuments(app, trusted);
   installQueryTextLimits(app, limits);
   await app.register(fastifyApollo(apollo), { context: async (req) => req.ctx, path: '/graphql' });
   app.addHook('onClose', async () => {

@@ -249,6 +249,12 @@ function schemas(byStatus: Map<number, ErrorCode[]>): Json {
           additionalProperties: false,
           properties: { options: { type: 'array', items: ref('SelectOption') } },
         },
+        required: {
+          type: 'boolean',
+          const: true,
+          description:
+            'Present (true) when the property must be set on create and cannot be cleared; absent otherwise.',
+        },
       },
       // `select` is there exactly for the types with options (select and multi_select).
       if: {

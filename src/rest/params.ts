@@ -3,6 +3,22 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination/connection.js';
 
 type Query = Record<string, unknown>;
 
+/** A parameter name without case and punctuation, to catch near misses (`start_key`, `Limit`). */
+const squash = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** Paging parameters of other APIs: a client sending one expects paging that would not happen. */
+const PAGING_WORDS = new Set([
+  'offset',
+  'page',
+  'pagesize',
+  'perpage',
+  'skip',
+  'cursor',
+  'after',
+  'start',
+  'size',
+]);
+
 /** Collects every problem with a request's parameters and body, then throws one 400 listing them all. */
 export class ParamChecker {
   readonly details: ErrorDetail[] = [];
@@ -22,17 +38,25 @@ export class ParamChecker {
   }
 
   /**
-   * Refuses query parameters the route does not take: a misspelt `startkey` would otherwise be
-   * ignored, and a client would read page one again and again.
+   * Unknown query parameters (cache busters such as `_=123`, tracking parameters) are ignored, but
+   * a near miss of one this path takes (`startkey`, `Limit`) or another API's paging word (`offset`)
+   * is refused: ignoring it would make a client read page one again and again.
    */
   only(names: string[]): void {
+    const known = new Map(names.map((n) => [squash(n), n]));
     for (const k of Object.keys(this.query)) {
-      if (!names.includes(k))
+      if (names.includes(k)) continue;
+      if (known.has(squash(k)) || (names.includes('startKey') && PAGING_WORDS.has(squash(k))))
         this.details.push({
           field: k,
           reason: `unknown query parameter; this path takes ${names.join(', ') || 'none'}`,
         });
     }
+  }
+
+  /** `startKey`: absent or empty (`startKey=`) both mean the first page. */
+  startKey(): string | undefined {
+    return this.query.startKey === '' ? undefined : this.optional('startKey');
   }
 
   optional(name: string): string | undefined {

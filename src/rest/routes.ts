@@ -3,6 +3,8 @@ import type * as Q from '../generated/rest.js';
 import { fromEnum, toEnum } from '../graphql/enums.js';
 import { propertyType } from '../modules/properties/registry.js';
 import { RECORD_TYPENAME } from '../modules/records/types.js';
+import { detailOf } from '../modules/records/user-errors.js';
+import { validationFailed } from '../modules/records/validate.js';
 import type { ParamChecker } from './params.js';
 
 /**
@@ -73,7 +75,7 @@ function found<T>(v: T | null | undefined, what: string): T {
 const pagingVars = ({ check, base }: { check: ParamChecker; base: Vars }) => ({
   ...base,
   first: check.limit(),
-  after: check.optional('startKey') ?? null,
+  after: check.startKey() ?? null,
 });
 
 const scoped = { orgId: true, portfolioId: true } as const;
@@ -125,13 +127,15 @@ type Kind = 'project' | 'contact' | 'parcel';
 type Plural = `${Kind}s`;
 const TYPE = RECORD_TYPENAME;
 
-type SchemaIn = { properties: { id: string; name: string; type: Q.PropertyType; options: unknown[] }[] };
+type SchemaIn = {
+  properties: { id: string; name: string; type: Q.PropertyType; required: boolean; options: unknown[] }[];
+};
 const schemaRoute = <D>(kind: Kind, read: (d: D) => SchemaIn | undefined): RestRoute => ({
   method: 'GET',
   path: `/${kind}s/v1/schema`,
   summary: `The ${kind} property schema of an organization`,
   query: { orgId: true },
-  document: `query ($orgId: ID!) { organization(id: $orgId) { propertySchema(kind: ${toEnum('RecordKind', kind)}) { properties { id name type options { id name color } } } } }`,
+  document: `query ($orgId: ID!) { organization(id: $orgId) { propertySchema(kind: ${toEnum('RecordKind', kind)}) { properties { id name type required options { id name color } } } } }`,
   variables: ({ base }) => base,
   respond: (d: D) => ({
     properties: found(read(d), 'Organization').properties.map((p) => {
@@ -141,6 +145,8 @@ const schemaRoute = <D>(kind: Kind, read: (d: D) => SchemaIn | undefined): RestR
         name: p.name,
         property_type: type,
         ...(propertyType(type)?.hasOptions ? { select: { options: p.options } } : {}),
+        // Beyond the spec, and only when true: a client can see why a create without it fails.
+        ...(p.required ? { required: true } : {}),
       };
     }),
   }),
@@ -159,15 +165,28 @@ const listRoute = <D>(plural: Plural, read: (d: D) => PageIn | null | undefined)
   returns: 'page',
 });
 
-const createRoute = <D>(kind: Kind, read: (d: D) => RecordIn): RestRoute => ({
+type UserErrorIn = { code: string; propertyId?: string | null; path?: string[] | null; message: string };
+type WriteIn = { record: RecordIn | null; userErrors: UserErrorIn[] };
+const USER_ERRORS = 'userErrors { code message propertyId path }';
+
+/**
+ * The written record, or REST v1's 400 VALIDATION_FAILED for the payload's userErrors: the same
+ * message and details the spec's clients have always read.
+ */
+const written = ({ record: r, userErrors }: WriteIn): RecordOut => {
+  if (userErrors.length || !r) throw validationFailed(userErrors.map(detailOf));
+  return record(r);
+};
+
+const createRoute = <D>(kind: Kind, read: (d: D) => WriteIn): RestRoute => ({
   method: 'POST',
   path: `/${kind}s/v1`,
   summary: `Create a ${kind}`,
   query: scoped,
   body: { properties: 'object' },
-  document: `mutation ($input: CreateRecordInput!) { create${TYPE[kind]}(input: $input) { ${kind} { ...R } } } ${RECORD}`,
+  document: `mutation ($input: CreateRecordInput!) { create${TYPE[kind]}(input: $input) { ${kind} { ...R } ${USER_ERRORS} } } ${RECORD}`,
   variables: ({ base, body }) => ({ input: { ...base, properties: body.properties } }),
-  respond: (d: D) => record(read(d)),
+  respond: (d: D) => written(read(d)),
   returns: 'record',
 });
 
@@ -182,16 +201,13 @@ const deleteRoute = (kind: Kind): RestRoute => ({
   returns: 'empty',
 });
 
-/** What an update route reads from its mutation's payload. */
-type UpdateIn = { record: RecordIn; userErrors: { code: string }[] };
-
-const updateRoute = <D>(kind: Kind, read: (d: D) => UpdateIn): RestRoute => ({
+const updateRoute = <D>(kind: Kind, read: (d: D) => WriteIn): RestRoute => ({
   method: 'PUT',
   path: `/${kind}s/v1/:id`,
   summary: `Change the listed properties of a ${kind}`,
   query: scoped,
   body: { properties: 'object' },
-  document: `mutation ($input: UpdateRecordInput!) { update${TYPE[kind]}(input: $input) { ${kind} { ...R } userErrors { code } } } ${RECORD}`,
+  document: `mutation ($input: UpdateRecordInput!) { update${TYPE[kind]}(input: $input) { ${kind} { ...R } ${USER_ERRORS} } } ${RECORD}`,
   variables: ({ base, params, body, ifMatch }) => ({
     input: {
       ...base,
@@ -201,10 +217,11 @@ const updateRoute = <D>(kind: Kind, read: (d: D) => UpdateIn): RestRoute => ({
     },
   }),
   respond: (d: D) => {
-    const { record: r, userErrors } = read(d);
-    // The only user error an update has is CONFLICT, from If-Match (expectedUpdatedAt).
-    if (userErrors.length) throw preconditionFailed(TYPE[kind], r.updatedAt);
-    return record(r);
+    const out = read(d);
+    // A CONFLICT comes only from If-Match (expectedUpdatedAt): 412, with the record as it is now.
+    if (out.record && out.userErrors.some((e) => e.code === 'CONFLICT'))
+      throw preconditionFailed(TYPE[kind], out.record.updatedAt);
+    return written(out);
   },
   returns: 'record',
 });
@@ -251,14 +268,20 @@ export const REST_ROUTES: RestRoute[] = [
   schemaRoute('contact', (d: Q.GetContactSchemaQuery) => d.organization?.propertySchema),
   schemaRoute('parcel', (d: Q.GetParcelSchemaQuery) => d.organization?.propertySchema),
   listRoute('projects', (d: Q.ListProjectsQuery) => portfolioIn(d)?.projects),
-  createRoute('project', (d: Q.CreateProjectMutation) => d.createProject.project),
+  createRoute('project', (d: Q.CreateProjectMutation) => ({
+    record: d.createProject.project,
+    userErrors: d.createProject.userErrors,
+  })),
   deleteRoute('project'),
   updateRoute('project', (d: Q.UpdateProjectMutation) => ({
     record: d.updateProject.project,
     userErrors: d.updateProject.userErrors,
   })),
   listRoute('contacts', (d: Q.ListContactsQuery) => portfolioIn(d)?.contacts),
-  createRoute('contact', (d: Q.CreateContactMutation) => d.createContact.contact),
+  createRoute('contact', (d: Q.CreateContactMutation) => ({
+    record: d.createContact.contact,
+    userErrors: d.createContact.userErrors,
+  })),
   deleteRoute('contact'),
   updateRoute('contact', (d: Q.UpdateContactMutation) => ({
     record: d.updateContact.contact,

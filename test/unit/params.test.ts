@@ -15,9 +15,9 @@ const problems = (query: Record<string, unknown>, use: (c: ParamChecker) => void
 };
 
 describe('REST parameter checks', () => {
-  test('required, repeated, empty and unknown parameters are all reported at once', () => {
+  test('required, repeated, empty and near-miss parameters are all reported at once; other unknown ones are ignored', () => {
     expect(
-      problems({ portfolioId: ['a', 'b'], limit: '', startkey: 'x' }, (c) => {
+      problems({ portfolioId: ['a', 'b'], limit: '', startkey: 'x', _: '123', utm_source: 'x' }, (c) => {
         c.required('orgId');
         c.required('portfolioId');
         c.limit();

@@ -28,6 +28,7 @@ export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Vi
     roles: { org: string; role: OrgRole }[];
     guest: { org: string; portfolio: string }[];
     versions: Record<string, number>;
+    admin: boolean;
   }>`
     ${sql.raw(CROSS_TENANT)}
     with touched as (
@@ -36,7 +37,7 @@ export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Vi
         and (last_used_at is null or last_used_at < now() - ${LAST_USED_RESOLUTION}::interval)
       returning id
     )
-    select u.id, k.id as key_id, u.email, u.name,
+    select u.id, k.id as key_id, u.email, u.name, k.admin,
       coalesce((select json_agg(json_build_object('org', m.org_id, 'role', m.role)) from org_members m where m.user_id = u.id), '[]') as roles,
       coalesce((select json_agg(json_build_object('org', g.org_id, 'portfolio', g.portfolio_id)) from portfolio_guests g where g.user_id = u.id), '[]') as guest,
       coalesce((select json_object_agg(v.org_id, v.version) from org_versions v where v.org_id in (
@@ -61,6 +62,7 @@ export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Vi
     guests,
     new Map(Object.entries(row.versions).map(([o, v]) => [o, Number(v)])),
     row.key_id,
+    row.admin,
   );
 }
 
@@ -72,7 +74,12 @@ export interface CreatedKey {
   prefix: string;
 }
 
-export async function createApiKey(db: Kysely<DB>, userId: string, label?: string): Promise<CreatedKey> {
+export async function createApiKey(
+  db: Kysely<DB>,
+  userId: string,
+  label?: string,
+  opts: { admin?: boolean } = {},
+): Promise<CreatedKey> {
   const apiKey = generateApiKey();
   const id = newId('ApiKey');
   await db
@@ -83,6 +90,7 @@ export async function createApiKey(db: Kysely<DB>, userId: string, label?: strin
       key_hash: hashApiKey(apiKey),
       prefix: keyPrefix(apiKey),
       label: label ?? null,
+      admin: opts.admin ?? false,
     })
     .execute();
   return { id, userId, apiKey, prefix: keyPrefix(apiKey) };

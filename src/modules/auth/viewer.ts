@@ -19,6 +19,8 @@ export class Viewer {
     readonly orgVersions: ReadonlyMap<string, number> = new Map(),
     /** The API key that authenticated this caller (recorded in the change log). */
     readonly keyId: string | null = null,
+    /** An admin key: may send ad-hoc GraphQL documents when trusted documents are enforced. */
+    readonly admin = false,
   ) {}
 
   /** Organizations the caller reaches, as a member or as a guest. */

@@ -7,7 +7,26 @@ import type { ListName } from './lists.js';
 import { listPage } from './pages.js';
 import * as service from './service.js';
 import { type ConnectionModel, RECORD_TYPENAME, type RecordModel, type ValueModel } from './types.js';
+import { type UserErrorModel, UserErrors } from './user-errors.js';
 import * as values from './values.js';
+
+/**
+ * A write's payload: the record and no userErrors, or, when its values were refused, null and
+ * every problem as userErrors. Other failures (401, 403, 404) stay GraphQL errors.
+ */
+async function refusable<P extends object>(
+  write: () => Promise<RecordModel | service.UpdateResult>,
+  payload: (r: RecordModel | null) => P,
+): Promise<P & { userErrors: UserErrorModel[] }> {
+  try {
+    const out = await write();
+    if (!('conflict' in out)) return { ...payload(out), userErrors: [] };
+    return { ...payload(out.record), userErrors: out.conflict ? [conflictError(out.record)] : [] };
+  } catch (err) {
+    if (err instanceof UserErrors) return { ...payload(null), userErrors: err.userErrors };
+    throw err;
+  }
+}
 
 /** Fields every record type shares. */
 const recordFields = {
@@ -36,17 +55,12 @@ const connection = {
 };
 
 /** An update's payload parts: a conflict is a CONFLICT user error beside the record as it is now. */
-const updated = ({ record, conflict }: service.UpdateResult) => ({
-  record,
-  userErrors: conflict
-    ? [
-        {
-          code: 'CONFLICT' as const,
-          message: `The ${record.kind} changed after expectedUpdatedAt (it is now ${record.updatedAt.toISOString()}); nothing was written. The payload holds it as it is now.`,
-          path: ['input', 'expectedUpdatedAt'],
-        },
-      ]
-    : [],
+/** The record changed after `expectedUpdatedAt`: nothing was written; the payload shows it as it is now. */
+const conflictError = (record: RecordModel): UserErrorModel => ({
+  code: 'CONFLICT',
+  message: `The ${record.kind} changed after expectedUpdatedAt (it is now ${record.updatedAt.toISOString()}); nothing was written. The payload holds it as it is now.`,
+  propertyId: null,
+  path: ['input', 'expectedUpdatedAt'],
 });
 
 const byId =
@@ -107,31 +121,38 @@ export const recordResolvers: Resolvers = {
     },
   },
   Mutation: {
-    createProject: async (_p, { input }, ctx) => ({
-      project: await service.createRecord(ctx, 'project', input),
-      userErrors: [],
-    }),
-    updateProject: async (_p, { input }, ctx) => {
-      const { record, userErrors } = updated(await service.updateRecord(ctx, 'project', input));
-      return { project: record, userErrors };
-    },
+    createProject: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.createRecord(ctx, 'project', input),
+        (project) => ({ project }),
+      ),
+    updateProject: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.updateRecord(ctx, 'project', input),
+        (project) => ({ project }),
+      ),
     deleteProject: async (_p, { input }, ctx) => ({
       deletedId: await service.deleteRecord(ctx, 'project', input),
-    }),
-    createContact: async (_p, { input }, ctx) => ({
-      contact: await service.createRecord(ctx, 'contact', input),
       userErrors: [],
     }),
-    updateContact: async (_p, { input }, ctx) => {
-      const { record, userErrors } = updated(await service.updateRecord(ctx, 'contact', input));
-      return { contact: record, userErrors };
-    },
+    createContact: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.createRecord(ctx, 'contact', input),
+        (contact) => ({ contact }),
+      ),
+    updateContact: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.updateRecord(ctx, 'contact', input),
+        (contact) => ({ contact }),
+      ),
     deleteContact: async (_p, { input }, ctx) => ({
       deletedId: await service.deleteRecord(ctx, 'contact', input),
+      userErrors: [],
     }),
-    updateParcel: async (_p, { input }, ctx) => {
-      const { record, userErrors } = updated(await service.updateRecord(ctx, 'parcel', input));
-      return { parcel: record, userErrors };
-    },
+    updateParcel: async (_p, { input }, ctx) =>
+      refusable(
+        () => service.updateRecord(ctx, 'parcel', input),
+        (parcel) => ({ parcel }),
+      ),
   },
 };

@@ -6,7 +6,8 @@ import { ringChanges } from '../changes/bell.js';
 import { actorOf } from '../changes/service.js';
 import * as repo from './repository.js';
 import { RECORD_TYPENAME, type RecordModel } from './types.js';
-import { checkProperties, validationFailed } from './validate.js';
+import { readWrite, UserErrors, userErrorOf, type ValueEntry } from './user-errors.js';
+import { checkProperties } from './validate.js';
 
 /**
  * Records: who can read and write them, and every write (create, update, delete), each in its
@@ -51,38 +52,55 @@ export function assertCanWrite(ctx: Context, orgId: string, action: string): voi
   if (!ctx.viewer.canWriteIn(orgId)) throw forbidden(action);
 }
 
-/** People values that name no member or guest of the org, as validation details. */
+/** People values that name no member or guest of the org, as problems of the write. */
 async function foreignPeople(ctx: Context, orgId: string, people: { propertyId: string; uid: string }[]) {
   const ok = await Promise.all(people.map((p) => ctx.loaders.isOrgUser.load({ orgId, id: p.uid })));
   return people
     .filter((_, i) => !ok[i])
     .map((b) => ({
+      code: 'INVALID_VALUE' as const,
       field: b.propertyId,
       reason: `user "${b.uid}" is not a member or guest of this organization; GET /users/v1 lists them`,
     }));
 }
 
+/** What a write says about its properties: a JSON map (REST, `properties`) or typed `values`. */
+export interface WriteInput {
+  properties?: unknown;
+  values?: ValueEntry[] | null;
+}
+
 /**
- * Validates a write's properties: the schema checks and the people lookup, reported together in
- * one VALIDATION_FAILED, in the order the properties were sent.
+ * Validates a write's properties: the schema checks and the people lookup, reported together, in
+ * the order the properties were sent, as one UserErrors (a VALIDATION_FAILED listing them all).
  */
 async function changesFor(
   ctx: Context,
   kind: RecordKind,
   orgId: string,
-  properties: unknown,
+  input: WriteInput,
   mode: 'create' | 'update',
 ) {
   const schema = await ctx.loaders.schema.load({ orgId, kind });
-  const { changes, details } = checkProperties(kind, schema, properties, mode);
+  const source = readWrite(input, schema);
+  const { changes, details, codes } = checkProperties(kind, schema, source.properties, mode);
   const people = await foreignPeople(ctx, orgId, changes.usersToCheck);
-  if (details.length || people.length) {
-    const order = Object.keys(properties as object);
+  const problems = [
+    ...source.problems,
+    ...details.map((d, i) => ({ code: codes[i], field: d.field, reason: d.reason })),
+    ...people,
+  ];
+  if (problems.length) {
+    const order = source.indexOf ? [...source.indexOf.keys()] : Object.keys(source.properties as object);
     const rank = (f: string | undefined) => {
       const i = f === undefined ? -1 : order.indexOf(f);
       return i < 0 ? order.length : i;
     };
-    throw validationFailed([...details, ...people].sort((a, b) => rank(a.field) - rank(b.field)));
+    problems.sort((a, b) => rank(a.field) - rank(b.field));
+    throw new UserErrors(
+      problems.map((p) => userErrorOf(source, p)),
+      problems.map((p) => ({ field: p.field, reason: p.reason })),
+    );
   }
   return changes;
 }
@@ -90,7 +108,7 @@ async function changesFor(
 export async function createRecord(
   ctx: Context,
   kind: 'project' | 'contact',
-  input: { orgId: string; portfolioId: string; properties: unknown },
+  input: { orgId: string; portfolioId: string } & WriteInput,
 ): Promise<RecordModel> {
   if (!ctx.viewer.canReadPortfolio(input.orgId, input.portfolioId)) throw notFound('Portfolio');
   // A read-only caller hears 403 only about a portfolio that exists in that org (writers learn it
@@ -101,7 +119,7 @@ export async function createRecord(
   )
     throw notFound('Portfolio');
   assertCanWrite(ctx, input.orgId, `create ${kind}s`);
-  const { set } = await changesFor(ctx, kind, input.orgId, input.properties, 'create');
+  const { set } = await changesFor(ctx, kind, input.orgId, input, 'create');
   const created = await inTransaction(ctx.db, (tx) =>
     repo.insertRecord(tx, kind, input.orgId, input.portfolioId, set, actorOf(ctx)),
   );
@@ -120,11 +138,11 @@ export interface UpdateResult {
 export async function updateRecord(
   ctx: Context,
   kind: RecordKind,
-  input: { id: string; properties: unknown; expectedUpdatedAt?: Date | null } & Scope,
+  input: { id: string; expectedUpdatedAt?: Date | null } & WriteInput & Scope,
 ): Promise<UpdateResult> {
   const current = await requireRecord(ctx, kind, input.id, input);
   assertCanWrite(ctx, current.orgId, `update ${kind}s`);
-  const { set, clear } = await changesFor(ctx, kind, current.orgId, input.properties, 'update');
+  const { set, clear } = await changesFor(ctx, kind, current.orgId, input, 'update');
   const expected = input.expectedUpdatedAt ?? undefined;
   const out = await inTransaction(ctx.db, (tx) =>
     repo.updateRecord(tx, kind, current, set, clear, actorOf(ctx), expected),

@@ -8,6 +8,12 @@ import {
   READ_ONLY_PROJECT_PROPERTY,
 } from '../schema/types.js';
 
+/** The kind of each problem a write's values can have (GraphQL `UserErrorCode`). */
+export type ProblemCode = 'INVALID_VALUE' | 'UNKNOWN_PROPERTY' | 'REQUIRED' | 'READ_ONLY' | 'INVALID_INPUT';
+
+/** What a write's payload may report in `userErrors`: a problem with its values, or a conflict. */
+export type UserErrorCode = ProblemCode | 'CONFLICT';
+
 /** Most properties one write may name. */
 export const MAX_PROPERTIES_PER_WRITE = 200;
 
@@ -72,40 +78,42 @@ export function checkProperties(
   schema: PropertySchemaModel,
   input: unknown,
   mode: 'create' | 'update',
-): { changes: PropertyChanges; details: ErrorDetail[] } {
+): { changes: PropertyChanges; details: ErrorDetail[]; codes: ProblemCode[] } {
   const changes: PropertyChanges = { set: {}, clear: [], usersToCheck: [] };
-  if (!isPlainObject(input)) {
-    return {
-      changes,
-      details: [{ field: 'properties', reason: 'must be an object that maps property ids to value objects' }],
-    };
-  }
   const details: ErrorDetail[] = [];
+  // Parallel to details (whose JSON is REST's error body and stays as it was).
+  const codes: ProblemCode[] = [];
+  const problem = (code: ProblemCode, field: string, reason: string) => {
+    details.push({ field, reason });
+    codes.push(code);
+  };
+  if (!isPlainObject(input)) {
+    problem('INVALID_INPUT', 'properties', 'must be an object that maps property ids to value objects');
+    return { changes, details, codes };
+  }
   const entries = Object.entries(input);
   if (entries.length > MAX_PROPERTIES_PER_WRITE) {
-    details.push({
-      field: 'properties',
-      reason: `names ${entries.length} properties; at most ${MAX_PROPERTIES_PER_WRITE} per write`,
-    });
+    problem(
+      'INVALID_INPUT',
+      'properties',
+      `names ${entries.length} properties; at most ${MAX_PROPERTIES_PER_WRITE} per write`,
+    );
   }
   for (const [id, raw] of entries.slice(0, MAX_PROPERTIES_PER_WRITE)) {
     if (kind === 'project' && id === READ_ONLY_PROJECT_PROPERTY) {
-      details.push({
-        field: id,
-        reason: 'location is read-only: the service computes it from the linked parcels',
-      });
+      problem('READ_ONLY', id, 'location is read-only: the service computes it from the linked parcels');
       continue;
     }
     const def = schema.byId.get(id);
     if (!def) {
-      details.push({ field: id, reason: `unknown property; GET /${kind}s/v1/schema lists the property ids` });
+      problem('UNKNOWN_PROPERTY', id, `unknown property; GET /${kind}s/v1/schema lists the property ids`);
       continue;
     }
     const result = checkValue(def, raw);
     if ('reason' in result) {
-      details.push({ field: id, reason: result.reason });
+      problem('INVALID_VALUE', id, result.reason);
     } else if (result.value === null) {
-      if (def.required) details.push({ field: id, reason: 'is required and cannot be cleared' });
+      if (def.required) problem('REQUIRED', id, 'is required and cannot be cleared');
       else changes.clear.push(id);
     } else {
       changes.set[id] = result.value;
@@ -116,11 +124,11 @@ export function checkProperties(
   if (mode === 'create') {
     for (const def of schema.properties) {
       if (def.required && !(def.id in changes.set) && !details.some((d) => d.field === def.id)) {
-        details.push({ field: def.id, reason: `is required on create: ${exampleFor(def)}` });
+        problem('REQUIRED', def.id, `is required on create: ${exampleFor(def)}`);
       }
     }
   }
-  return { changes, details };
+  return { changes, details, codes };
 }
 
 /**

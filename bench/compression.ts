@@ -1,0 +1,209 @@
+/**
+ * `npm run bench -- --compression`: what response compression costs on scenario 1 (the REST first
+ * page). Each level pair runs in its own gateway process; in that process the same load runs
+ * without Accept-Encoding, with `gzip` and with `br`, so each ratio compares one process with
+ * itself in the same run. Also reports the bytes on the wire per response.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import pg from 'pg';
+import { runLoad } from './load.js';
+import { load1, machineInfo } from './machine.js';
+import { freePort, ServerProcess, waitDatabaseIdle } from './proc.js';
+import { type BenchOptions, gatewayEnv, prepareDataset, scenarioContext } from './runner.js';
+import { SCENARIOS } from './scenarios.js';
+
+export type CompressionOptions = Pick<
+  BenchOptions,
+  | 'scale'
+  | 'serverUrl'
+  | 'dbName'
+  | 'reseed'
+  | 'connections'
+  | 'duration'
+  | 'warmup'
+  | 'gateway'
+  | 'rawDir'
+  | 'quiet'
+> & { levels: { brotli: number; gzip: number }[] };
+
+export const COMPRESSION_LEVELS = [
+  { brotli: 1, gzip: 1 },
+  { brotli: 4, gzip: 4 },
+];
+
+const ENCODINGS = ['identity', 'gzip', 'br'] as const;
+
+interface Row {
+  brotli: number;
+  gzip: number;
+  encoding: (typeof ENCODINGS)[number];
+  connections: number;
+  rps: number;
+  p99: number;
+  wireBytes: number;
+  errors: number;
+  /** rps ÷ the same process's identity rps at the same concurrency. */
+  ratio: number;
+  /** Gateway CPU per response, ms: steadier than req/s on a shared machine. */
+  cpuMsPerRequest: number;
+  /** Identity's CPU per response ÷ this one's: the throughput ratio a CPU-bound gateway would show. */
+  cpuRatio: number;
+}
+
+const r2 = (v: number) => Math.round(v * 100) / 100;
+
+/** CPU ms to compress one body at a level, over many rounds: the cost compression adds per response. */
+function compressCpu(body: Buffer) {
+  const time = (f: () => Buffer) => {
+    for (let i = 0; i < 20; i++) f();
+    const t = process.cpuUsage();
+    let bytes = 0;
+    for (let i = 0; i < 300; i++) bytes = f().length;
+    const u = process.cpuUsage(t);
+    return { ms: Math.round(((u.user + u.system) / 1000 / 300) * 1000) / 1000, bytes };
+  };
+  return [
+    ...[1, 2, 4, 6].map((q) => ({
+      encoding: 'br',
+      level: q,
+      ...time(() => brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: q } })),
+    })),
+    ...[1, 4, 6].map((l) => ({ encoding: 'gzip', level: l, ...time(() => gzipSync(body, { level: l })) })),
+  ];
+}
+
+export async function runCompression(o: CompressionOptions) {
+  const startedAt = new Date().toISOString();
+  mkdirSync(o.rawDir, { recursive: true });
+  const loadAtStart = load1();
+  const prepared = await prepareDataset({ ...o, backend: 'postgres', pgliteDir: '' });
+  const monitor = new pg.Client({ connectionString: prepared.serverEnv.DATABASE_URL });
+  await monitor.connect();
+  const scenario = SCENARIOS.find((s) => s.id === '1')!;
+  const rows: Row[] = [];
+  let perPage: ReturnType<typeof compressCpu> = [];
+  let pageBytes = 0;
+  try {
+    for (const level of o.levels) {
+      const env = {
+        ...gatewayEnv(prepared.serverEnv),
+        COMPRESSION_BROTLI_QUALITY: String(level.brotli),
+        COMPRESSION_GZIP_LEVEL: String(level.gzip),
+      };
+      const server = new ServerProcess(
+        `gateway br${level.brotli}/gz${level.gzip}`,
+        o.gateway.command,
+        o.gateway.args,
+        env,
+        await freePort(),
+        join(o.rawDir, 'compression-gateway.log'),
+      );
+      await server.ready();
+      try {
+        const ctx = await scenarioContext(server.url, prepared);
+        const next = scenario.gateway(ctx);
+        if (!perPage.length) {
+          const page = await fetch(server.url + next(0).path, { headers: { 'x-api-key': ctx.apiKey } });
+          const body = Buffer.from(await page.arrayBuffer());
+          pageBytes = body.length;
+          perPage = compressCpu(body);
+        }
+        for (const c of o.connections) {
+          const base: Record<string, number> = {};
+          const baseCpu: Record<string, number> = {};
+          for (const encoding of ENCODINGS) {
+            const headers: Record<string, string> =
+              encoding === 'identity' ? {} : { 'accept-encoding': encoding };
+            const run = (duration: number) =>
+              runLoad({ url: server.url, apiKey: ctx.apiKey, connections: c, duration, next, headers });
+            if (o.warmup > 0) await run(o.warmup);
+            await server.waitIdle();
+            await waitDatabaseIdle(monitor);
+            server.startWindow();
+            const l = await run(o.duration);
+            const { cpuSec } = server.endWindow();
+            const cpuMs = l.requests ? r2((cpuSec * 1000) / l.requests) : 0;
+            await server.waitIdle();
+            await waitDatabaseIdle(monitor);
+            if (encoding === 'identity') {
+              base[c] = l.rps;
+              baseCpu[c] = cpuMs;
+            }
+            const row: Row = {
+              ...level,
+              encoding,
+              connections: c,
+              rps: l.rps,
+              p99: l.latencyMs.p99,
+              wireBytes: l.wireBytes,
+              errors: l.errors,
+              ratio: base[c] ? r2(l.rps / base[c]) : 0,
+              cpuMsPerRequest: cpuMs,
+              cpuRatio: cpuMs ? r2(baseCpu[c] / cpuMs) : 0,
+            };
+            rows.push(row);
+            if (!o.quiet)
+              process.stderr.write(
+                `  br${level.brotli}/gz${level.gzip} ${encoding.padEnd(8)} c=${String(c).padEnd(3)} ${String(row.rps).padStart(8)} req/s  ${row.ratio}×  cpu ${row.cpuMsPerRequest} ms/req (${row.cpuRatio}×)  p99 ${row.p99}ms  ${row.wireBytes} B/response  errors ${row.errors}\n`,
+              );
+          }
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  } finally {
+    await monitor.end();
+  }
+  return {
+    kind: 'compression' as const,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine: machineInfo(loadAtStart),
+    dataset: { scale: prepared.dataset.scale },
+    options: { connections: o.connections, duration: o.duration, warmup: o.warmup },
+    pageBytes,
+    perPage,
+    rows,
+  };
+}
+
+export type CompressionResults = Awaited<ReturnType<typeof runCompression>>;
+
+export function compressionMarkdown(r: CompressionResults): string {
+  const lines = [
+    `# Compression cost on scenario 1 (REST first page, limit=100)`,
+    '',
+    `${r.startedAt} – ${r.finishedAt}; scale ${r.dataset.scale}; ${r.options.warmup} s warm-up + ${r.options.duration} s per run; machine: ${JSON.stringify(r.machine)}`,
+    '',
+    'ratio = req/s with this encoding ÷ req/s without Accept-Encoding, same gateway process, same concurrency.',
+    'CPU ratio = gateway CPU per response without compression ÷ with it (the throughput ratio of a CPU-bound gateway; steadier on a shared machine).',
+    '',
+    `Compressing one scenario-1 page (${r.pageBytes} bytes) in the bench process, CPU per page:`,
+    '',
+    '| encoding | level | CPU ms | bytes |',
+    '|---|---:|---:|---:|',
+    ...r.perPage.map((x) => `| ${x.encoding} | ${x.level} | ${x.ms} | ${x.bytes} |`),
+    '',
+    '| br quality / gzip level | encoding | connections | req/s | ratio | CPU ms/response | CPU ratio | p99 ms | bytes/response | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map(
+      (x) =>
+        `| ${x.brotli} / ${x.gzip} | ${x.encoding} | ${x.connections} | ${x.rps} | ${x.ratio}× | ${x.cpuMsPerRequest} | ${x.cpuRatio}× | ${x.p99} | ${x.wireBytes} | ${x.errors} |`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export function writeCompression(r: CompressionResults, dir: string, label?: string): string[] {
+  const t = r.startedAt;
+  const name = `${t.slice(0, 10)}-${t.slice(11, 13)}${t.slice(14, 16)}-compression-postgres-s${r.dataset.scale}${label ? `-${label}` : ''}`;
+  const md = join(dir, `${name}.md`);
+  writeFileSync(md, compressionMarkdown(r));
+  mkdirSync(join(dir, 'raw'), { recursive: true });
+  const raw = join(dir, 'raw', `${name}.json`);
+  writeFileSync(raw, JSON.stringify(r, null, 2));
+  return [md, raw];
+}

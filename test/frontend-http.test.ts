@@ -1,0 +1,232 @@
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { buildApp } from '../src/app.js';
+import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
+import { describe, expect, test } from './helpers/fixtures.js';
+import { a1, freshPortfolio } from './records-helpers.js';
+
+/**
+ * The HTTP edge as a browser front-end meets it (issue 14): CORS preflights without a key, CORS
+ * headers on every answer to an allowed origin, and leniency where HTTP clients are sloppy.
+ */
+const ORIGIN = 'http://localhost:5173';
+const preflight = (method: string, extra: Record<string, string> = {}) => ({
+  origin: ORIGIN,
+  'access-control-request-method': method,
+  'access-control-request-headers': 'x-api-key,content-type',
+  ...extra,
+});
+
+describe('CORS', () => {
+  test('a preflight is answered 204 without a key, on /graphql and on REST paths', async ({ env }) => {
+    for (const [url, method] of [
+      ['/graphql', 'POST'],
+      ['/projects/v1?orgId=x&portfolioId=y', 'POST'],
+      ['/projects/v1/prj_x?orgId=x&portfolioId=y', 'DELETE'],
+      ['/organizations/v1', 'GET'],
+    ]) {
+      const r = await env.app.inject({ method: 'OPTIONS', url, headers: preflight(method) });
+      expect(r.statusCode, url).toBe(204);
+      expect(r.headers['access-control-allow-origin'], url).toBe('*');
+      expect(String(r.headers['access-control-allow-methods'])).toContain(method);
+      const allowed = String(r.headers['access-control-allow-headers']).toLowerCase();
+      expect(allowed).toContain('x-api-key');
+      expect(allowed).toContain('content-type');
+      expect(r.headers['access-control-max-age']).toBe('7200');
+      expect(r.headers['access-control-allow-credentials']).toBeUndefined();
+    }
+  });
+
+  test('answers to a page carry the CORS headers and expose the rate-limit and request-id headers, errors too', async ({
+    env,
+  }) => {
+    const ok = await env.as.alice.send('GET', '/organizations/v1', { headers: { origin: ORIGIN } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe('*');
+    const exposed = String(ok.headers['access-control-expose-headers']).toLowerCase();
+    for (const h of [
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'retry-after',
+      'x-request-id',
+    ])
+      expect(exposed).toContain(h);
+    const denied = await env.as.anon.send('GET', '/organizations/v1', { headers: { origin: ORIGIN } });
+    expect(denied.status).toBe(401);
+    expect(denied.headers['access-control-allow-origin']).toBe('*');
+    // A request without Origin is not a browser's cross-origin call: no CORS headers.
+    const plain = await env.as.alice.get('/organizations/v1');
+    expect(plain.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  test('CORS_ORIGINS as a list: a listed origin is echoed (with Vary: Origin), another gets no CORS headers', async ({
+    env,
+  }) => {
+    const app = await buildApp({ database: env.database, corsOrigins: [ORIGIN, 'https://maps.example.com'] });
+    try {
+      const ok = await app.inject({ method: 'OPTIONS', url: '/graphql', headers: preflight('POST') });
+      expect(ok.statusCode).toBe(204);
+      expect(ok.headers['access-control-allow-origin']).toBe(ORIGIN);
+      expect(String(ok.headers.vary)).toMatch(/origin/i);
+      const other = await app.inject({
+        method: 'OPTIONS',
+        url: '/graphql',
+        headers: preflight('POST', { origin: 'http://evil.example' }),
+      });
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+      const get = await app.inject({
+        method: 'GET',
+        url: '/organizations/v1',
+        headers: { origin: 'http://evil.example', 'x-api-key': env.demo.users.alice.apiKey },
+      });
+      expect(get.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('a 429 carries the CORS headers, so the page can read Retry-After; preflights are not limited', async ({
+    env,
+  }) => {
+    const app = await buildApp({
+      database: env.database,
+      rateLimit: {
+        store: new MemoryRateLimitStore(),
+        config: { perSecond: 0.001, burst: 1, address: { perSecond: 0.001, burst: 1 } },
+      },
+    });
+    try {
+      const call = () => app.inject({ method: 'GET', url: '/organizations/v1', headers: { origin: ORIGIN } });
+      await call();
+      const limited = await call();
+      expect(limited.statusCode).toBe(429);
+      expect(limited.headers['access-control-allow-origin']).toBe('*');
+      expect(limited.headers['retry-after']).toBeDefined();
+      const pre = await app.inject({ method: 'OPTIONS', url: '/graphql', headers: preflight('POST') });
+      expect(pre.statusCode).toBe(204);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('lenient HTTP', () => {
+  test('a DELETE with Content-Type: application/json and no body succeeds', async ({ env }) => {
+    const scope = await freshPortfolio(env);
+    const created = await env.as.alice.post(
+      '/projects/v1',
+      { properties: { name: { text: 'Gone' } } },
+      scope,
+    );
+    expect(created.status).toBe(200);
+    const r = await env.app.inject({
+      method: 'DELETE',
+      url: `/projects/v1/${created.body.id}?orgId=${scope.orgId}&portfolioId=${scope.portfolioId}`,
+      headers: { 'x-api-key': env.demo.users.alice.apiKey, 'content-type': 'application/json' },
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    expect(r.body).toBe('');
+    expect((await env.as.alice.get(`/projects/v1/${created.body.id}/contacts`, scope)).status).toBe(404);
+  });
+
+  test('an empty JSON body on a POST or PUT is still a 400', async ({ env }) => {
+    const r = await env.app.inject({
+      method: 'POST',
+      url: `/projects/v1?orgId=${a1(env).orgId}&portfolioId=${a1(env).portfolioId}`,
+      headers: { 'x-api-key': env.demo.users.alice.apiKey, 'content-type': 'application/json' },
+    });
+    expect(r.statusCode).toBe(400);
+    expect(JSON.parse(r.body).error.code).toBe('BAD_REQUEST');
+  });
+
+  test('an empty startKey= means the first page', async ({ env }) => {
+    const first = await env.as.alice.get('/projects/v1', { ...a1(env), limit: 2 });
+    const empty = await env.as.alice.get('/projects/v1', { ...a1(env), limit: 2, startKey: '' });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual(first.body);
+  });
+
+  test('unknown query parameters are ignored; known ones with bad values and near misses still get 400', async ({
+    env,
+  }) => {
+    const first = await env.as.alice.get('/projects/v1', { ...a1(env), limit: 2 });
+    const busted = await env.as.alice.get('/projects/v1', {
+      ...a1(env),
+      limit: 2,
+      _: '1732333333',
+      utm_source: 'newsletter',
+    });
+    expect(busted.status).toBe(200);
+    expect(busted.body).toEqual(first.body);
+    expect((await env.as.alice.get('/organizations/v1', { _: '1' })).status).toBe(200);
+    const bad = await env.as.alice.get('/projects/v1', { ...a1(env), limit: 'abc', _: '1' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([
+      { field: 'limit', reason: 'limit must be an integer from 1 to 5000' },
+    ]);
+    const twice = await env.as.alice.get('/projects/v1', { ...a1(env), limit: ['1', '2'] });
+    expect(twice.status).toBe(400);
+  });
+});
+
+describe('REST schema', () => {
+  test('required properties say "required": true; others have no such member', async ({ env }) => {
+    const projects = await env.as.alice.get('/projects/v1/schema', { orgId: a1(env).orgId });
+    const name = projects.body.properties.find((p: { id: string }) => p.id === 'name');
+    expect(name).toMatchObject({ id: 'name', property_type: 'text', required: true });
+    const others = projects.body.properties.filter((p: { id: string }) => p.id !== 'name');
+    expect(others.length).toBeGreaterThan(0);
+    for (const p of others) expect(p).not.toHaveProperty('required');
+    const contacts = await env.as.alice.get('/contacts/v1/schema', { orgId: a1(env).orgId });
+    expect(contacts.body.properties.find((p: { id: string }) => p.id === 'first_name').required).toBe(true);
+  });
+});
+
+describe('compression', () => {
+  test('br and gzip are negotiated for large answers and decode to the same bytes', async ({ env }) => {
+    const url = `/projects/v1?orgId=${a1(env).orgId}&portfolioId=${a1(env).portfolioId}&limit=50`;
+    const get = (encoding?: string) =>
+      env.app.inject({
+        method: 'GET',
+        url,
+        headers: {
+          'x-api-key': env.demo.users.alice.apiKey,
+          ...(encoding ? { 'accept-encoding': encoding } : {}),
+        },
+      });
+    const plain = await get();
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.rawPayload.length).toBeGreaterThan(1024);
+    const br = await get('gzip, deflate, br');
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+    const gz = await get('gzip');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+    expect(String(gz.headers.vary)).toMatch(/accept-encoding/i);
+  });
+
+  test('small answers stay uncompressed; compressed request bodies are not inflated', async ({ env }) => {
+    const small = await env.app.inject({
+      method: 'GET',
+      url: '/organizations/v1',
+      headers: { 'x-api-key': env.demo.users.alice.apiKey, 'accept-encoding': 'br, gzip' },
+    });
+    expect(small.statusCode).toBe(200);
+    expect(small.rawPayload.length).toBeLessThan(1024);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    const zipped = await env.app.inject({
+      method: 'POST',
+      url: `/projects/v1?orgId=${a1(env).orgId}&portfolioId=${a1(env).portfolioId}`,
+      headers: {
+        'x-api-key': env.demo.users.alice.apiKey,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      payload: gzipSync(JSON.stringify({ properties: { name: { text: 'zipped' } } })),
+    });
+    expect(zipped.statusCode).toBe(400);
+    expect(JSON.parse(zipped.body).error.code).toBe('BAD_REQUEST');
+  });
+});
