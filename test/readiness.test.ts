@@ -18,7 +18,12 @@ test('/readyz reports the primary, the read pool and Redis, each with its state 
     readinessChecks: [{ name: 'redis', required: false, ping: (ms) => store.ping!(ms) }],
   });
   try {
-    const r = await client(app).get('/readyz');
+    // The Redis client connects in the background (no offline queue): until it has, Redis is down.
+    let r = await client(app).get('/readyz');
+    for (let i = 0; i < 50 && r.body.checks?.redis?.status !== 'up'; i++) {
+      await new Promise((ok) => setTimeout(ok, 200));
+      r = await client(app).get('/readyz');
+    }
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       status: 'ready',
