@@ -23,7 +23,6 @@ max_wal_senders = 5
 hot_standby = on
 max_connections = 200
 fsync = off
-synchronous_commit = off
 CONF
   echo "host replication postgres 127.0.0.1/32 trust" >>"$P/pg_hba.conf"
 fi
