@@ -306,7 +306,8 @@ export async function parcelGeometries(db: Kysely<DB>, orgIds: readonly string[]
 
 /**
  * Inserts one record; undefined when its portfolio does not exist (anymore). `created_at` and
- * `updated_at` come from one clock reading: the two column defaults could straddle a millisecond.
+ * `updated_at` come from one clock reading (the statement's start; the two column defaults, on
+ * clock_timestamp(), could straddle a millisecond). A plain VALUES row: Citus routes it to one shard.
  */
 export async function insertRecord(
   db: Kysely<DB>,
@@ -318,8 +319,8 @@ export async function insertRecord(
   try {
     const { rows } = await sql<RecordRow>`
       insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
-      select ${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb, now.t, now.t
-      from (select date_trunc('milliseconds', clock_timestamp()) as t) now
+      values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
+        date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
       returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
     return toRecord(kind, rows[0]);
   } catch (err) {
@@ -331,6 +332,9 @@ export async function insertRecord(
 /**
  * A partial update in one statement: a jsonb merge of the set values and removal of the cleared
  * keys, so concurrent updates of different properties all survive. `updated_at` strictly increases.
+ * The time comes from this process, and the millisecond is added in UTC: Citus refuses a volatile
+ * function in an UPDATE, and a stable one (timestamptz + interval) beside a column. The floor of one
+ * millisecond past the old value keeps it increasing whatever the clocks say.
  */
 export async function updateRecord(
   db: Kysely<DB>,
@@ -343,7 +347,8 @@ export async function updateRecord(
   const { rows } = await sql<RecordRow>`
     update ${t} set
       properties = (properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
-      updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), updated_at + interval '1 millisecond')
+      updated_at = greatest(${new Date().toISOString()}::timestamptz,
+        ((updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
     where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}
     returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
   return rows[0] && toRecord(kind, rows[0]);
