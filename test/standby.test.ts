@@ -128,7 +128,11 @@ describe.runIf(primaryUrl && standbyUrl)('a real hot standby as DATABASE_READ_UR
     }
     const waited = await caughtUp();
     const after = await api.get('/projects/v1', { ...q, limit: '5000' });
-    expect(after.body.items.some((p: { properties: { name?: { text: string } } }) => p.properties.name?.text === 'Lagged')).toBe(true);
+    expect(
+      after.body.items.some(
+        (p: { properties: { name?: { text: string } } }) => p.properties.name?.text === 'Lagged',
+      ),
+    ).toBe(true);
 
     // Unpaused lag on this machine: write, then read at once, many times; report how often the read missed.
     let missed = 0;
@@ -141,7 +145,9 @@ describe.runIf(primaryUrl && standbyUrl)('a real hot standby as DATABASE_READ_UR
     }
     await caughtUp();
     expect((await read(last))?.id).toBe(last); // the misses were lag, not a wrong id
-    console.log(`standby lag: caught up ${waited} ms after resume; ${missed}/${rounds} immediate reads missed the write`);
+    console.log(
+      `standby lag: caught up ${waited} ms after resume; ${missed}/${rounds} immediate reads missed the write`,
+    );
     await app.close();
   });
 

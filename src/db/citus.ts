@@ -43,18 +43,22 @@ export async function distribute(db: Kysely<any>, plan: Distribution): Promise<v
     from pg_constraint
     where contype = 'f' and (conrelid::regclass::text in (${sql.join(todo)})
       or confrelid::regclass::text in (${sql.join(todo)}))`.execute(db);
-  for (const fk of fks) await sql`alter table ${sql.table(fk.tbl)} drop constraint ${sql.id(fk.name)}`.execute(db);
+  for (const fk of fks)
+    await sql`alter table ${sql.table(fk.tbl)} drop constraint ${sql.id(fk.name)}`.execute(db);
   for (const t of plan.reference ?? [])
     if (!already.has(t)) await sql`select create_reference_table(${t})`.execute(db);
   for (const t of plan.byOrg ?? []) {
     if (already.has(t)) continue;
     const anchored = t !== ANCHOR && (already.has(ANCHOR) || plan.byOrg?.includes(ANCHOR));
-    if (anchored) await sql`select create_distributed_table(${t}, 'org_id', colocate_with => ${ANCHOR})`.execute(db);
+    if (anchored)
+      await sql`select create_distributed_table(${t}, 'org_id', colocate_with => ${ANCHOR})`.execute(db);
     else await sql`select create_distributed_table(${t}, 'org_id')`.execute(db);
   }
   const dropped = new Set(plan.dropOnCitus ?? []);
   for (const fk of fks) {
     if (dropped.has(fk.name)) continue;
-    await sql`alter table ${sql.table(fk.tbl)} add constraint ${sql.id(fk.name)} ${sql.raw(fk.def)}`.execute(db);
+    await sql`alter table ${sql.table(fk.tbl)} add constraint ${sql.id(fk.name)} ${sql.raw(fk.def)}`.execute(
+      db,
+    );
   }
 }

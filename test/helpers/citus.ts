@@ -32,7 +32,8 @@ async function workersOf(adminUrl: string): Promise<{ host: string; port: number
       `select nodename as host, nodeport as port from pg_dist_node where groupid <> 0 and noderole = 'primary' order by nodeport`,
     ),
   );
-  if (!rows.length) throw new Error(`no Citus workers registered in ${new URL(adminUrl).pathname} (scripts/citus/start.sh)`);
+  if (!rows.length)
+    throw new Error(`no Citus workers registered in ${new URL(adminUrl).pathname} (scripts/citus/start.sh)`);
   return rows;
 }
 

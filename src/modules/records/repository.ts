@@ -241,7 +241,9 @@ async function filteredCounts(
 ) {
   const { rows } = await sql<{ ord: number; n: number }>`
     select p.ord, x.n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
-    cross join lateral (select count(*)::int as n from ${listScope(list, query, oneOrg(keys)).from}) x`.execute(db);
+    cross join lateral (select count(*)::int as n from ${listScope(list, query, oneOrg(keys)).from}) x`.execute(
+    db,
+  );
   const out = keys.map(() => 0);
   for (const r of rows) out[r.ord] = r.n;
   return out;
