@@ -22,6 +22,8 @@ wal_level = replica
 max_wal_senders = 5
 hot_standby = on
 max_connections = 200
+# As on the shared test server: the plan tests analyze when they mean to.
+autovacuum = off
 fsync = off
 CONF
   echo "host replication postgres 127.0.0.1/32 trust" >>"$P/pg_hba.conf"
