@@ -139,7 +139,8 @@ describe.runIf(onCitus)('on Citus, the migrations distributed every table', () =
       expect(by.get(t)?.column, t).toBe('org_id');
     }
     expect(new Set(sharded.map((t) => by.get(t)?.colocation)).size).toBe(1);
-    for (const t of [...REFERENCE_TABLES, ROOT, ...ON_CITUS_REFERENCE]) expect(by.get(t)?.method, t).toBe('n');
+    for (const t of [...REFERENCE_TABLES, ROOT, ...ON_CITUS_REFERENCE])
+      expect(by.get(t)?.method, t).toBe('n');
     expect(rows.length).toBe(sharded.length + REFERENCE_TABLES.length + 1 + ON_CITUS_REFERENCE.length);
   });
 });

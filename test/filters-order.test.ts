@@ -1,4 +1,5 @@
 import type { StoredValue } from '../src/modules/records/types.js';
+import { onCitus } from './helpers/citus.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 import { freshPortfolio, insertRecords } from './records-helpers.js';
 
@@ -74,7 +75,10 @@ const row = (i: number) => {
 };
 
 describe('orderBy', () => {
-  test('forward and backward walks under every order, while rows are inserted', async ({ env }) => {
+  // Many small statements; each is a distributed round trip on Citus, so it gets more time there.
+  test('forward and backward walks under every order, while rows are inserted', {
+    timeout: onCitus ? 600_000 : undefined,
+  }, async ({ env }) => {
     for (const orderBy of ORDERS) {
       // A portfolio per order keeps each walk short.
       const scope = await freshPortfolio(env);
