@@ -50,6 +50,9 @@ const HELP = `npm run bench -- [options]
                        given; --only picks attacks: fragments, variable-default, junk-keys,
                        random-keys, silent-db; see bench/README.md)
   --unlimited-key      with --abuse: lift the per-key rate limit, as if the attacker held many keys
+  --tracing            instead of the scenarios above: scenarios 1 and 7 on a gateway with tracing off
+                       and one with OTEL_* on at 100% sampling, alternating, as a ratio (Postgres only;
+                       --rounds rounds per level, default 3)
 `;
 
 async function main() {
@@ -78,6 +81,7 @@ async function main() {
       'no-write': { type: 'boolean', default: false },
       abuse: { type: 'boolean', default: false },
       'unlimited-key': { type: 'boolean', default: false },
+      tracing: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -146,6 +150,13 @@ async function main() {
   }
   // Loaded only when asked for.
   if (v.abuse) return (await import('./abuse-cli.js')).abuseCommand(o, v);
+  if (v.tracing)
+    return (await import('./tracing.js')).tracingCommand(
+      o,
+      v.rounds === undefined ? 3 : Math.round(num('rounds', v.rounds, 3)),
+      v.label,
+      !v['no-write'],
+    );
   if (v.processes) throw new Error('--processes only applies with --scaleout');
   if (v.peers) {
     await peersCommand(o, {

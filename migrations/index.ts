@@ -3,6 +3,8 @@ import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_record_filters.js';
 import * as m0003 from './0003_org_versions.js';
 import * as m0004 from './0004_checkbox_property_type.js';
+import * as m0005 from './0005_search_values.js';
+import * as m0006 from './0006_change_log.js';
 
 /** Static list, so migrations work the same from sources (tests), from dist/ and in a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -10,6 +12,8 @@ export const migrations: Record<string, Migration> = {
   '0002_record_filters': m0002,
   '0003_org_versions': m0003,
   '0004_checkbox_property_type': m0004,
+  '0005_search_values': m0005,
+  '0006_change_log': m0006,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -17,6 +17,8 @@ export interface Config {
   statementTimeoutMs: number;
   /** Serve the demo data on an empty embedded database. */
   seedDemoOnEmpty: boolean;
+  /** Change-log entries older than this many days are deleted (hourly); 0 keeps them forever. */
+  changeLogRetentionDays: number;
   /** Send `x-sql-statements` on every response (benchmarks). */
   exposeStatementCount: boolean;
   /**
@@ -32,6 +34,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Heavy requests (pages over 1000 items) running at once, and how long others may wait, ms. */
   admission: { slots: number; maxWaitMs: number };
+  /** Prometheus /metrics on a listener of its own; off unless METRICS_PORT is set. */
+  metrics?: { port: number; host: string; token?: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -75,6 +79,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT_BYTES', 1_048_576),
     statementTimeoutMs: int(env, 'STATEMENT_TIMEOUT_MS', 10_000),
     seedDemoOnEmpty: env.SDG_SEED_DEMO !== '0',
+    changeLogRetentionDays: int(env, 'CHANGE_LOG_RETENTION_DAYS', 90),
     exposeStatementCount: env.SDG_EXPOSE_SQL_COUNT === '1',
     rateLimit: {
       perSecond: num(env, 'RATE_LIMIT_PER_SECOND', 50),
@@ -91,5 +96,12 @@ export function loadConfig(env: Env = process.env): Config {
       slots: int(env, 'HEAVY_REQUEST_SLOTS', DEFAULT_ADMISSION.slots),
       maxWaitMs: int(env, 'HEAVY_REQUEST_WAIT_MS', DEFAULT_ADMISSION.maxWaitMs),
     },
+    metrics: env.METRICS_PORT
+      ? {
+          port: int(env, 'METRICS_PORT', 0),
+          host: env.METRICS_HOST || '127.0.0.1',
+          token: env.METRICS_TOKEN || undefined,
+        }
+      : undefined,
   };
 }

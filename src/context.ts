@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './db/types.js';
 import type { Viewer } from './modules/auth/viewer.js';
+import type { ChangeHub, Connection } from './modules/changes/hub.js';
 import { createOrgLoaders } from './modules/org/loaders.js';
 import { createRecordLoaders } from './modules/records/loaders.js';
 import { createSchemaLoaders } from './modules/schema/loaders.js';
+import type { RequestObservation } from './observability/http.js';
 import type { CursorCodec } from './pagination/cursor.js';
 
 /** What every resolver gets; built once per request, for GraphQL and REST alike. */
@@ -18,6 +20,11 @@ export interface Context {
   readDb?: Kysely<DB>;
   /** Request-scoped memo of resolved values shared by many resolvers (see restProperties). */
   memo?: Map<string, unknown>;
+  /** What metrics, logs and traces learn about the request (its operation, error codes). */
+  obs?: RequestObservation;
+  /** Live subscriptions (WebSocket contexts only): the process's hub and this socket. */
+  changes?: ChangeHub;
+  connection?: Connection;
   /** Waits for a heavy-request slot (src/http/admission.ts); absent when admission control is off. */
   admit?: () => Promise<void>;
 }

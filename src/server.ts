@@ -6,11 +6,17 @@ import { migrateToLatest } from './db/migrate.js';
 import { limitsFromEnv } from './graphql/limits.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { loggerOptions } from './logger.js';
+import { Metrics } from './observability/metrics.js';
+import { startMetricsServer } from './observability/metrics-server.js';
+import { startTracingFromEnv } from './observability/otel.js';
+import { startRetention } from './modules/changes/retention.js';
 import { seedDemo } from './seed/demo.js';
 
 /** Starts the gateway: database, migrations, demo data on an empty database, then listen. */
 async function main() {
   const cfg = loadConfig();
+  // Before anything runs a statement, so that every span has its parent (off unless OTEL_* asks).
+  const stopTracing = await startTracingFromEnv();
   const database = await createDatabase({
     url: cfg.databaseUrl,
     dataDir: cfg.dataDir,
@@ -31,7 +37,14 @@ async function main() {
 
   const log = pino(loggerOptions(cfg.logLevel));
   const store = cfg.rateLimit.perSecond > 0 ? createRateLimitStore(cfg.redisUrl, log) : undefined;
+  const metrics = new Metrics();
+  metrics.collectProcessMetrics();
   const app = await buildApp({
+    metrics,
+    readinessChecks:
+      store?.kind === 'redis' && store.ping
+        ? [{ name: 'redis', required: false, ping: (ms) => store.ping!(ms) }]
+        : [],
     database,
     readDatabase,
     logger: log,
@@ -43,8 +56,10 @@ async function main() {
     rateLimit: store && { store, config: cfg.rateLimit },
     trustProxy: cfg.trustProxy,
   });
+  const retention = startRetention(database.db, cfg.changeLogRetentionDays, log);
   // The address actually bound (PORT=0 picks a free port).
   const base = await app.listen({ port: cfg.port, host: cfg.host });
+  const metricsServer = cfg.metrics && (await startMetricsServer(metrics, cfg.metrics));
   const lines = [
     '',
     `Solar Data Gateway on ${database.describe}${readDatabase ? ` (reads: ${readDatabase.describe})` : ''}`,
@@ -53,6 +68,10 @@ async function main() {
     `  REST v1   ${base}/organizations/v1  (and the other v1 paths)`,
     `  OpenAPI   ${base}/openapi.json   docs: ${base}/docs`,
     `  Health    ${base}/healthz  ${base}/readyz`,
+    ...(metricsServer
+      ? [`  Metrics   ${metricsServer.url}${cfg.metrics?.token ? '  (bearer token)' : ''}`]
+      : []),
+    ...(stopTracing ? ['  Traces    on (OTEL_* environment)'] : []),
   ];
   if (demo) {
     lines.push('', 'Demo data created. API keys (shown only this once; `sdg key create` makes more):');
@@ -68,7 +87,10 @@ async function main() {
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     try {
+      retention.stop();
       await app.close();
+      await metricsServer?.close();
+      await stopTracing?.();
       await store?.close?.();
       await readDatabase?.close();
       await database.close();

@@ -182,6 +182,23 @@ const CASES: Case[] = [
   // people
   ['people in', (uid) => prop('owner', { people: { in: [uid.bob] } }), ['halcyon']],
   ['people me (alice)', () => prop('owner', { people: { me: true } }), ['hale', 'desert']],
+  // `me: true` adds the caller to `in` (the SDL's reading), rather than requiring both at once.
+  [
+    'people in + me adds the caller',
+    (uid) => prop('owner', { people: { in: [uid.bob], me: true } }),
+    ['hale', 'halcyon', 'desert'],
+  ],
+  [
+    'people in [] + me is the caller',
+    () => prop('owner', { people: { in: [], me: true } }),
+    ['hale', 'desert'],
+  ],
+  [
+    'people in + me false is in alone',
+    (uid) => prop('owner', { people: { in: [uid.bob], me: false } }),
+    ['halcyon'],
+  ],
+  ['people me false alone matches all', () => prop('owner', { people: { me: false } }), { not: [] }],
   ['people isEmpty', () => prop('owner', { people: { isEmpty: true } }), ['bare', 'neg', 'cleared']],
 ];
 

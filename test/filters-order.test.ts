@@ -75,9 +75,10 @@ const row = (i: number) => {
 };
 
 describe('orderBy', () => {
-  // Many small statements; each is a distributed round trip on Citus, so it gets more time there.
+  // Many walks in one test: on a loaded machine it outgrows the default 120 s; on Citus each
+  // statement is a distributed round trip, so it gets more there.
   test('forward and backward walks under every order, while rows are inserted', {
-    timeout: onCitus ? 600_000 : undefined,
+    timeout: onCitus ? 600_000 : 300_000,
   }, async ({ env }) => {
     for (const orderBy of ORDERS) {
       // A portfolio per order keeps each walk short.
@@ -141,6 +142,49 @@ describe('orderBy', () => {
     expect(await ids([{ property: 'capacity_mw', direction: 'DESC' }])).toEqual([b, a, none]);
     expect(await ids([{ property: 'capacity_mw', nulls: 'FIRST' }])).toEqual([none, a, b]);
     expect(await ids([{ property: 'capacity_mw', direction: 'DESC', nulls: 'FIRST' }])).toEqual([none, b, a]);
+  });
+
+  test('ties run in the list’s own order, the way the last key runs: a DESC sort reverses ASC', async ({
+    env,
+  }) => {
+    const scope = await freshPortfolio(env);
+    // Three at 5 MW: equal on the key, so only the tiebreak orders them.
+    const tied = await insertRecords(
+      env,
+      'project',
+      scope,
+      Array.from({ length: 3 }, (_, i) => ({ name: { text: `t${i}` }, capacity_mw: { number: 5 } })),
+    );
+    const [big] = await insertRecords(env, 'project', scope, [
+      { name: { text: 'big' }, capacity_mw: { number: 9 } },
+    ]);
+    const walk = async (orderBy: Order[]) => {
+      const seen: string[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const r = await env.as.alice.gql(Q, { pf: scope.portfolioId, orderBy, first: 1, after });
+        const p = r.body.data.node.projects;
+        seen.push(...p.edges.map((e: { node: Node }) => e.node.id));
+        if (!p.pageInfo.hasNextPage) return seen;
+        after = p.pageInfo.endCursor;
+      }
+    };
+    const own = (await walk([])).filter((id) => tied.includes(id)); // the list's own order
+    expect(own).toHaveLength(3);
+    expect(await walk([{ property: 'capacity_mw' }])).toEqual([...own, big]);
+    expect(await walk([{ property: 'capacity_mw', direction: 'DESC' }])).toEqual([
+      big,
+      ...[...own].reverse(),
+    ]);
+    // The last key sets the tiebreak's direction: here stage (unset on all, ASC) after capacity DESC.
+    expect(await walk([{ property: 'capacity_mw', direction: 'DESC' }, { property: 'stage' }])).toEqual([
+      big,
+      ...own,
+    ]);
+    // A DESC sort is exactly the ASC sort read backwards.
+    expect(await walk([{ field: 'CREATED_AT', direction: 'DESC' }])).toEqual(
+      [...(await walk([{ field: 'CREATED_AT' }]))].reverse(),
+    );
   });
 
   test('sorting a link list: a project’s contacts by last name', async ({ env }) => {

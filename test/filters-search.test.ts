@@ -1,4 +1,4 @@
-import { projectIds, prop } from './filters-helpers.js';
+import { gqlError, PROJECTS, projectIds, prop } from './filters-helpers.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 import { freshPortfolio, insertRecords } from './records-helpers.js';
 
@@ -27,6 +27,36 @@ describe('search', () => {
     });
     expect(r.ids.sort()).toEqual([hal, mail].sort());
     expect(r.total).toBe(2);
+  });
+
+  test('matches the values themselves, never the JSON that holds them', async ({ env }) => {
+    const scope = await freshPortfolio(env);
+    const [plain, quoted, slashed] = await insertRecords(env, 'project', scope, [
+      { name: { text: 'Alpha' }, website: { text: 'https://beta.example' } },
+      { name: { text: 'Say "hi", [ok]' } },
+      { name: { text: 'C:\\solar\\' }, developer_email: { text: 'ops@gamma.example' } },
+    ]);
+    const ids = async (search: string) => (await projectIds(env.as.alice, scope, { search })).ids.sort();
+    // JSON punctuation matches only values that hold it.
+    expect(await ids('"')).toEqual([quoted]);
+    expect(await ids('[')).toEqual([quoted]);
+    expect(await ids(',')).toEqual([quoted]);
+    expect(await ids('\\')).toEqual([slashed]);
+    expect(await ids('\\"')).toEqual([]);
+    expect(await ids('"hi"')).toEqual([quoted]);
+    // Never across two values of one record.
+    expect(await ids('alpha", "https')).toEqual([]);
+    expect(await ids('alphahttps')).toEqual([]);
+    expect(await ids('solar\\ops')).toEqual([]);
+    expect(await ids('alpha')).toEqual([plain]);
+  });
+
+  test('a search with control characters is refused, like stored text', async ({ env }) => {
+    const scope = await freshPortfolio(env);
+    const r = await env.as.alice.gql(PROJECTS, { pf: scope.portfolioId, search: 'a\u0001b' });
+    const e = gqlError(r);
+    expect(e.code).toBe('VALIDATION_FAILED');
+    expect(e.details).toEqual([expect.objectContaining({ field: 'search' })]);
   });
 });
 

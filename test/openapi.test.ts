@@ -154,6 +154,7 @@ describe('GET /openapi.json', () => {
         ...(route.query.orgId ? ['orgId'] : []),
         ...(route.query.portfolioId ? ['portfolioId'] : []),
         ...(route.query.paging ? ['limit', 'startKey'] : []),
+        ...(route.method === 'PUT' ? ['If-Match'] : []),
       ];
       expect(names, key(route)).toEqual(expected);
       if (route.body) {
@@ -411,6 +412,12 @@ describe('real responses of every route match the document', () => {
         check(await call(env.as.alice, route, unknown), 404, 'unknown id');
       }
       if (route.method !== 'GET') check(await call(env.as.vera, route, req), 403, 'viewer writes');
+      if (route.method === 'PUT')
+        check(
+          await call(env.as.alice, route, req, { headers: { 'if-match': '"1"' } }),
+          412,
+          'a stale If-Match',
+        );
       if (route.body) {
         expect(bodyMatches(route, req.body), `${key(route)} planned body`).toBeNull();
         for (const bad of [{}, { ...(req.body as Json), extra: 1 }]) {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { CLI_ACTOR } from '../src/modules/changes/types.js';
 import { linkParcelsToProject } from '../src/modules/links/repository.js';
 import { insertRecord } from '../src/modules/records/repository.js';
 import { DEFAULT_PROPERTIES } from '../src/modules/schema/service.js';
@@ -154,7 +155,9 @@ describe('record shape and the create, update and delete responses', () => {
     // (about 3 inserts in 1000 on PGlite); the insert now reads it once for both.
     const made = [];
     for (let i = 0; i < 1500; i++)
-      made.push(await insertRecord(env.database.db, 'contact', scope.orgId, scope.portfolioId, {}));
+      made.push(
+        await insertRecord(env.database.db, 'contact', scope.orgId, scope.portfolioId, {}, CLI_ACTOR),
+      );
     expect(made.filter((r) => r!.createdAt.getTime() !== r!.updatedAt.getTime())).toEqual([]);
   });
 

@@ -17,6 +17,8 @@ import {
   type UnknownRow,
 } from 'kysely';
 import pg from 'pg';
+import type { PoolStats } from '../observability/metrics.js';
+import { sqlSpan } from '../observability/tracing.js';
 import { tenantViolation } from './tenant-guard.js';
 import type { DB } from './types.js';
 
@@ -39,8 +41,17 @@ export interface DatabaseOptions {
   loadDataDir?: Blob;
 }
 
+/** Calls `onNotify(payload)` for each NOTIFY on `channel`, and `onReconnect` after a lost listener is back. */
+export type Listen = (
+  channel: string,
+  onNotify: (payload: string) => void,
+  onReconnect?: () => void,
+) => Promise<() => Promise<void>>;
+
 export interface Database {
   db: Kysely<DB>;
+  /** LISTEN on a connection of its own (Postgres) or on the embedded instance (PGlite). */
+  listen: Listen;
   /** PGlite only: the whole data folder as a tar (test snapshots). */
   dump?: () => Promise<Blob>;
   backend: 'postgres' | 'pglite';
@@ -52,12 +63,23 @@ export interface Database {
   tenantGuard: boolean;
   /** Runs `select 1` on a pooled connection; rejects if that takes longer than `timeoutMs`. */
   ping(timeoutMs: number): Promise<void>;
+  /** The pool's connections now (metrics). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
 const countStatements = (stats: { statements: number }) => (event: LogEvent) => {
   if (event.level === 'query') stats.statements++;
+  // One span per statement when tracing is on (a no-op test otherwise).
+  sqlSpan(event);
 };
+
+const poolStatsOf = (pool: pg.Pool) => (): PoolStats => ({
+  total: pool.totalCount,
+  idle: pool.idleCount,
+  waiting: pool.waitingCount,
+  max: pool.options.max ?? 10,
+});
 
 const guardCompiler = new PostgresQueryCompiler();
 
@@ -178,8 +200,10 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
       log: countStatements(stats),
     });
     const u = new URL(opts.url);
+    const url = opts.url;
     return {
       db,
+      listen: (channel, onNotify, onReconnect) => listenPostgres(url, channel, onNotify, onReconnect),
       backend: 'postgres',
       describe: `postgres://${u.host}${u.pathname}`,
       stats,
@@ -201,6 +225,7 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
           throw err;
         }
       },
+      poolStats: poolStatsOf(pool),
       close: () => db.destroy(),
     };
   }
@@ -221,12 +246,17 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
   return {
     db,
     backend: 'pglite',
+    listen: async (channel, onNotify) => {
+      const off = await pglite.listen(channel, onNotify);
+      return async () => off();
+    },
     stats,
     tenantGuard,
     describe: dataDir.startsWith('memory://')
       ? 'embedded PGlite (in memory)'
       : `embedded PGlite at ${resolve(dataDir)}`,
     dump: () => pglite.dumpDataDir('none'),
+    poolStats: poolStatsOf(pool),
     ping: async (timeoutMs) => {
       await within(sql`select 1`.execute(db), timeoutMs, 'the database did not answer in time');
     },
@@ -234,5 +264,53 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
       await db.destroy();
       await pglite.close();
     },
+  };
+}
+
+/**
+ * LISTEN on a dedicated connection, reconnecting (every second) when it is lost. Notifications sent
+ * while it was down are lost, so `onReconnect` tells the listener to catch up from its own record.
+ */
+async function listenPostgres(
+  url: string,
+  channel: string,
+  onNotify: (payload: string) => void,
+  onReconnect?: () => void,
+): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async (again: boolean) => {
+    const c = new pg.Client({
+      connectionString: url,
+      keepAlive: true,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    c.on('notification', (m) => m.channel === channel && onNotify(m.payload ?? ''));
+    c.on('error', () => retry());
+    c.on('end', () => retry());
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      client = c;
+      if (again) onReconnect?.();
+    } catch {
+      c.end().catch(() => {});
+      retry();
+    }
+  };
+  const retry = () => {
+    if (closed || timer) return;
+    client = undefined;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void connect(true);
+    }, 1_000).unref();
+  };
+  await connect(false);
+  return async () => {
+    closed = true;
+    if (timer) clearTimeout(timer);
+    await client?.end().catch(() => {});
   };
 }

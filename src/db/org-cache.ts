@@ -11,6 +11,8 @@ import type { DB } from './types.js';
  */
 export class OrgCache {
   private readonly entries = new Map<string, unknown>();
+  /** Lookups with a known org version, found or not (metrics). */
+  readonly stats = { hits: 0, misses: 0 };
   constructor(private readonly max = 5_000) {}
 
   peek<T>(orgId: string, version: number | undefined, what: string): T | undefined {
@@ -18,9 +20,10 @@ export class OrgCache {
     const key = `${orgId}\0${version}\0${what}`;
     const v = this.entries.get(key) as T | undefined;
     if (v !== undefined) {
+      this.stats.hits++;
       this.entries.delete(key);
       this.entries.set(key, v);
-    }
+    } else this.stats.misses++;
     return v;
   }
 
@@ -35,12 +38,14 @@ export class OrgCache {
     if (version === undefined) return load();
     const key = `${orgId}\0${version}\0${what}`;
     if (this.entries.has(key)) {
+      this.stats.hits++;
       const v = this.entries.get(key) as T;
       // Refresh recency.
       this.entries.delete(key);
       this.entries.set(key, v);
       return v;
     }
+    this.stats.misses++;
     const v = await load();
     this.entries.set(key, v);
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);

@@ -16,6 +16,7 @@ export const TENANT_TABLES = [
   'parcel_contacts',
   'project_parcels',
   'org_versions',
+  'change_log',
 ] as const;
 
 /** Put this comment in a statement that is meant to span tenants. */

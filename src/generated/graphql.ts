@@ -1,16 +1,19 @@
 import type { RecordKind } from '../db/types.js';
 import type { AccessRole as Role } from '../modules/auth/viewer.js';
 import type { PropertyTypeName as PropertyType } from '../modules/properties/registry.js';
+import type { ChangeOp as ChangeOperation } from '../modules/changes/types.js';
+import type { ChangeSourceName as ChangeSource } from '../modules/changes/types.js';
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { OrgModel, PortfolioModel, UserModel, ViewerModel } from '../modules/org/types.js';
 import type { PropertySchemaModel, PropertyDefModel } from '../modules/schema/types.js';
 import type { ValueModel, RecordModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
+import type { ChangeConnectionModel, ChangeEdgeModel, ChangeModel, PropertyChangeModel } from '../modules/changes/types.js';
 import type { Context } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
-export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 export type EnumResolverSignature<T, AllowedValues = any> = { [key in keyof T]?: AllowedValues };
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
   ID: { input: string; output: string; }
@@ -28,6 +31,63 @@ export type Scalars = {
    */
   JSON: { input: unknown; output: unknown; }
 };
+
+/** One entry of the change log, written in the same transaction as the change itself. */
+export type Change = {
+  __typename?: 'Change';
+  /** The API key it was made with (`key_…`); null for the command line. */
+  apiKeyId?: Maybe<Scalars['ID']['output']>;
+  /** When the change was made. */
+  at: Scalars['DateTime']['output'];
+  /** The entry's id (`chg_…`), unique and stable; use it to drop duplicates. */
+  id: Scalars['ID']['output'];
+  /** What happened. */
+  operation: ChangeOperation;
+  /** The portfolio of the record; null for SCHEMA. */
+  portfolioId?: Maybe<Scalars['ID']['output']>;
+  /** CREATE, UPDATE and DELETE: each property that changed, before and after (absent on the side where it was not set). */
+  properties: Array<PropertyChange>;
+  /** The record as it is now; null once deleted, and for SCHEMA. */
+  record?: Maybe<PropertyRecord>;
+  /** The record's id (for SCHEMA, the property id). */
+  recordId: Scalars['ID']['output'];
+  /** The kind of record changed (for SCHEMA, the kind whose schema changed). */
+  recordKind: RecordKind;
+  /** LINK and UNLINK: the other record. */
+  relatedId?: Maybe<Scalars['ID']['output']>;
+  /** SCHEMA: the property definition before (null when new) and after, as `{ before, after }`. */
+  schema?: Maybe<Scalars['JSON']['output']>;
+  /** API or CLI. */
+  source: ChangeSource;
+  /** Who made it; null for the command line, or when the user no longer belongs to the organization. */
+  user?: Maybe<User>;
+  /** The id of the user who made it; null for the command line. */
+  userId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** A page of changes. */
+export type ChangeConnection = {
+  __typename?: 'ChangeConnection';
+  /** The changes, each with its cursor. */
+  edges: Array<ChangeEdge>;
+  /** The changes alone. */
+  nodes: Array<Change>;
+  /** Paging. On `changes`, `endCursor` is the position to store: the last change's, or the `after` given when nothing is new. */
+  pageInfo: PageInfo;
+};
+
+/** A change and its cursor. */
+export type ChangeEdge = {
+  __typename?: 'ChangeEdge';
+  /** Opaque position of this change. */
+  cursor: Scalars['String']['output'];
+  /** The change. */
+  node: Change;
+};
+
+export { ChangeOperation };
+
+export { ChangeSource };
 
 /** Checkbox operators. */
 export type CheckboxFilter = {
@@ -53,6 +113,8 @@ export type Contact = Node & PropertyRecord & {
   __typename?: 'Contact';
   /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** Every change to this contact, newest first: who made it, when, and which properties changed from what to what. */
+  history: ChangeConnection;
   /** The contact id (`con_…`). */
   id: Scalars['ID']['output'];
   /** Parcels this contact is linked to, in link order. */
@@ -69,6 +131,13 @@ export type Contact = Node & PropertyRecord & {
   value?: Maybe<PropertyValue>;
   /** The set properties as typed values. */
   values: Array<PropertyValue>;
+};
+
+
+/** A person or company: land owner, broker, counsel. */
+export type ContactHistoryArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -138,6 +207,8 @@ export type ContactPayload = {
   __typename?: 'ContactPayload';
   /** The contact as stored. */
   contact: Contact;
+  /** Problems that stopped the write (a CONFLICT leaves the record unchanged and shows it as it is now). */
+  userErrors: Array<UserError>;
 };
 
 /** Input of a create. */
@@ -446,6 +517,8 @@ export type Parcel = Node & PropertyRecord & {
   createdAt: Scalars['DateTime']['output'];
   /** The parcel boundary as a GeoJSON geometry (Polygon or MultiPolygon), or null. */
   geometry?: Maybe<Scalars['JSON']['output']>;
+  /** Every change to this parcel, newest first: who made it, when, and which properties changed from what to what. */
+  history: ChangeConnection;
   /** The parcel id (`par_…`). */
   id: Scalars['ID']['output'];
   /** The portfolio the parcel belongs to. */
@@ -472,6 +545,13 @@ export type ParcelContactsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
   orderBy?: InputMaybe<Array<RecordOrder>>;
   search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A parcel of land. Parcels come from cadastral data; the API can update and link them only. */
+export type ParcelHistoryArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -552,6 +632,8 @@ export type ParcelPayload = {
   __typename?: 'ParcelPayload';
   /** The parcel as stored. */
   parcel: Parcel;
+  /** Problems that stopped the write (a CONFLICT leaves the record unchanged and shows it as it is now). */
+  userErrors: Array<UserError>;
 };
 
 /** People operators, with user ids of the organization. */
@@ -578,6 +660,15 @@ export type PeopleValue = PropertyValue & {
 /** A group of projects, parcels and contacts inside an organization. */
 export type Portfolio = Node & {
   __typename?: 'Portfolio';
+  /**
+   * The sync feed: every change to this portfolio's records (and the organization's schema changes)
+   * after the cursor, in the order transactions took effect, with no gaps and no repeats also while
+   * writes run. Store `pageInfo.endCursor` and pass it back as `after` to get what changed since.
+   * Without `after`, from the oldest retained change.
+   */
+  changes: ChangeConnection;
+  /** A cursor at the feed's present end: store it after a full read of the portfolio, then follow `changes(after:)`. */
+  changesCursor: Scalars['String']['output'];
   /** A contact of this portfolio, or null. */
   contact?: Maybe<Contact>;
   /** Contacts of this portfolio, oldest first. */
@@ -598,6 +689,13 @@ export type Portfolio = Node & {
   project?: Maybe<Project>;
   /** Projects of this portfolio, oldest first. */
   projects: ProjectConnection;
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioChangesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -661,6 +759,8 @@ export type Project = Node & PropertyRecord & {
   contacts: ContactConnection;
   /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** Every change to this project, newest first: who made it, when, and which properties changed from what to what. */
+  history: ChangeConnection;
   /** The project id (`prj_…`). */
   id: Scalars['ID']['output'];
   /** The area-weighted centroid of the linked parcels; null when the project has no parcels. */
@@ -689,6 +789,13 @@ export type ProjectContactsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
   orderBy?: InputMaybe<Array<RecordOrder>>;
   search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A solar project. */
+export type ProjectHistoryArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -769,6 +876,23 @@ export type ProjectPayload = {
   __typename?: 'ProjectPayload';
   /** The project as stored. */
   project: Project;
+  /** Problems that stopped the write (a CONFLICT leaves the record unchanged and shows it as it is now). */
+  userErrors: Array<UserError>;
+};
+
+/** One property's change. */
+export type PropertyChange = {
+  __typename?: 'PropertyChange';
+  /** The value after, typed; null when it was cleared. */
+  after?: Maybe<PropertyValue>;
+  /** The value before, typed (with option names and user names); null when it was not set. */
+  before?: Maybe<PropertyValue>;
+  /** The property's definition now; null when it left the schema. */
+  property?: Maybe<PropertyDefinition>;
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
+  /** Both values as stored, `{ before, after }`, in the REST v1 value format. */
+  stored: Scalars['JSON']['output'];
 };
 
 /** One property of a record kind's schema. */
@@ -977,6 +1101,43 @@ export type SelectValue = PropertyValue & {
   propertyId: Scalars['ID']['output'];
 };
 
+/**
+ * Live changes, over WebSocket with the graphql-ws protocol on the same /graphql path. Send the API key
+ * in `connection_init`'s payload: `{ "apiKey": "sdg_…" }`. Access is checked when subscribing and again
+ * before every event: a revoked key closes the socket (4403), and a subscription whose portfolio went
+ * out of reach ends with NOT_FOUND.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** Each change to the portfolio's records as it commits (only these kinds when given; schema changes come when no kinds are given). */
+  recordChanged: Change;
+  /** Each change to one project, parcel or contact as it commits. */
+  recordUpdated: Change;
+};
+
+
+/**
+ * Live changes, over WebSocket with the graphql-ws protocol on the same /graphql path. Send the API key
+ * in `connection_init`'s payload: `{ "apiKey": "sdg_…" }`. Access is checked when subscribing and again
+ * before every event: a revoked key closes the socket (4403), and a subscription whose portfolio went
+ * out of reach ends with NOT_FOUND.
+ */
+export type SubscriptionRecordChangedArgs = {
+  kinds?: InputMaybe<Array<RecordKind>>;
+  portfolioId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Live changes, over WebSocket with the graphql-ws protocol on the same /graphql path. Send the API key
+ * in `connection_init`'s payload: `{ "apiKey": "sdg_…" }`. Access is checked when subscribing and again
+ * before every event: a revoked key closes the socket (4403), and a subscription whose portfolio went
+ * out of reach ends with NOT_FOUND.
+ */
+export type SubscriptionRecordUpdatedArgs = {
+  id: Scalars['ID']['input'];
+};
+
 /** Text operators. Several operators in one group must all hold. */
 export type TextFilter = {
   /** Contains this text, case-insensitively. */
@@ -1004,6 +1165,11 @@ export type TextValue = PropertyValue & {
 
 /** Input of a partial update. */
 export type UpdateRecordInput = {
+  /**
+   * Optimistic concurrency: the record's `updatedAt` as last read. When the record has changed since,
+   * nothing is written and the payload carries a CONFLICT user error and the record as it is now.
+   */
+  expectedUpdatedAt?: InputMaybe<Scalars['DateTime']['input']>;
   /** The record id. */
   id: Scalars['ID']['input'];
   /** When given, the record must belong to this organization, or the answer is NOT_FOUND. */
@@ -1026,6 +1192,24 @@ export type User = Node & {
   /** Role in the organization this user was listed for; null outside an organization's user list. */
   role?: Maybe<Role>;
 };
+
+/** A problem with a write that the caller can act on; the write did not happen. */
+export type UserError = {
+  __typename?: 'UserError';
+  /** What kind of problem. */
+  code: UserErrorCode;
+  /** A sentence for a person. */
+  message: Scalars['String']['output'];
+  /** The input field the problem is about, as a path from the mutation's arguments. */
+  path?: Maybe<Array<Scalars['String']['output']>>;
+  /** The property the problem is about, when there is one. */
+  propertyId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** Kinds of user errors. */
+export type UserErrorCode =
+  /** The record changed after `expectedUpdatedAt`; read it again (the payload holds it) and retry. */
+  | 'CONFLICT';
 
 /** The authenticated caller. */
 export type Viewer = {
@@ -1135,6 +1319,11 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Change: ResolverTypeWrapper<ChangeModel>;
+  ChangeConnection: ResolverTypeWrapper<ChangeConnectionModel>;
+  ChangeEdge: ResolverTypeWrapper<ChangeEdgeModel>;
+  ChangeOperation: ChangeOperation;
+  ChangeSource: ChangeSource;
   CheckboxFilter: CheckboxFilter;
   CheckboxValue: ResolverTypeWrapper<ValueModel>;
   Contact: ResolverTypeWrapper<RecordModel>;
@@ -1181,6 +1370,7 @@ export type ResolversTypes = ResolversObject<{
   ProjectContactPayload: ResolverTypeWrapper<Omit<ProjectContactPayload, 'contact' | 'project'> & { contact: ResolversTypes['Contact'], project: ResolversTypes['Project'] }>;
   ProjectEdge: ResolverTypeWrapper<EdgeModel>;
   ProjectPayload: ResolverTypeWrapper<Omit<ProjectPayload, 'project'> & { project: ResolversTypes['Project'] }>;
+  PropertyChange: ResolverTypeWrapper<PropertyChangeModel>;
   PropertyDefinition: ResolverTypeWrapper<PropertyDefModel>;
   PropertyFilter: PropertyFilter;
   PropertyRecord: ResolverTypeWrapper<RecordModel>;
@@ -1197,16 +1387,22 @@ export type ResolversTypes = ResolversObject<{
   SelectOption: ResolverTypeWrapper<SelectOption>;
   SelectValue: ResolverTypeWrapper<ValueModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TextFilter: TextFilter;
   TextValue: ResolverTypeWrapper<ValueModel>;
   UpdateRecordInput: UpdateRecordInput;
   User: ResolverTypeWrapper<UserModel>;
+  UserError: ResolverTypeWrapper<UserError>;
+  UserErrorCode: UserErrorCode;
   Viewer: ResolverTypeWrapper<ViewerModel>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   Boolean: Scalars['Boolean']['output'];
+  Change: ChangeModel;
+  ChangeConnection: ChangeConnectionModel;
+  ChangeEdge: ChangeEdgeModel;
   CheckboxFilter: CheckboxFilter;
   CheckboxValue: ValueModel;
   Contact: RecordModel;
@@ -1251,6 +1447,7 @@ export type ResolversParentTypes = ResolversObject<{
   ProjectContactPayload: Omit<ProjectContactPayload, 'contact' | 'project'> & { contact: ResolversParentTypes['Contact'], project: ResolversParentTypes['Project'] };
   ProjectEdge: EdgeModel;
   ProjectPayload: Omit<ProjectPayload, 'project'> & { project: ResolversParentTypes['Project'] };
+  PropertyChange: PropertyChangeModel;
   PropertyDefinition: PropertyDefModel;
   PropertyFilter: PropertyFilter;
   PropertyRecord: RecordModel;
@@ -1263,12 +1460,46 @@ export type ResolversParentTypes = ResolversObject<{
   SelectOption: SelectOption;
   SelectValue: ValueModel;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   TextFilter: TextFilter;
   TextValue: ValueModel;
   UpdateRecordInput: UpdateRecordInput;
   User: UserModel;
+  UserError: UserError;
   Viewer: ViewerModel;
 }>;
+
+export type ChangeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Change'] = ResolversParentTypes['Change']> = ResolversObject<{
+  apiKeyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  operation?: Resolver<ResolversTypes['ChangeOperation'], ParentType, ContextType>;
+  portfolioId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  properties?: Resolver<Array<ResolversTypes['PropertyChange']>, ParentType, ContextType>;
+  record?: Resolver<Maybe<ResolversTypes['PropertyRecord']>, ParentType, ContextType>;
+  recordId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  recordKind?: Resolver<ResolversTypes['RecordKind'], ParentType, ContextType>;
+  relatedId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  schema?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['ChangeSource'], ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  userId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+}>;
+
+export type ChangeConnectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ChangeConnection'] = ResolversParentTypes['ChangeConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ChangeEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Change']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type ChangeEdgeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ChangeEdge'] = ResolversParentTypes['ChangeEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Change'], ParentType, ContextType>;
+}>;
+
+export type ChangeOperationResolvers = EnumResolverSignature<{ CREATE?: any, DELETE?: any, LINK?: any, SCHEMA?: any, UNLINK?: any, UPDATE?: any }, ResolversTypes['ChangeOperation']>;
+
+export type ChangeSourceResolvers = EnumResolverSignature<{ API?: any, CLI?: any }, ResolversTypes['ChangeSource']>;
 
 export type CheckboxValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['CheckboxValue'] = ResolversParentTypes['CheckboxValue']> = ResolversObject<{
   checked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -1279,6 +1510,7 @@ export type CheckboxValueResolvers<ContextType = Context, ParentType extends Res
 
 export type ContactResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Contact'] = ResolversParentTypes['Contact']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  history?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, Partial<ContactHistoryArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   parcels?: Resolver<ResolversTypes['ParcelConnection'], ParentType, ContextType, Partial<ContactParcelsArgs>>;
   portfolio?: Resolver<ResolversTypes['Portfolio'], ParentType, ContextType>;
@@ -1306,6 +1538,7 @@ export type ContactEdgeResolvers<ContextType = Context, ParentType extends Resol
 
 export type ContactPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContactPayload'] = ResolversParentTypes['ContactPayload']> = ResolversObject<{
   contact?: Resolver<ResolversTypes['Contact'], ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
@@ -1390,6 +1623,7 @@ export type ParcelResolvers<ContextType = Context, ParentType extends ResolversP
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<ParcelContactsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   geometry?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  history?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, Partial<ParcelHistoryArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   portfolio?: Resolver<ResolversTypes['Portfolio'], ParentType, ContextType>;
   projects?: Resolver<ResolversTypes['ProjectConnection'], ParentType, ContextType, Partial<ParcelProjectsArgs>>;
@@ -1422,6 +1656,7 @@ export type ParcelEdgeResolvers<ContextType = Context, ParentType extends Resolv
 
 export type ParcelPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelPayload'] = ResolversParentTypes['ParcelPayload']> = ResolversObject<{
   parcel?: Resolver<ResolversTypes['Parcel'], ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export type PeopleValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PeopleValue'] = ResolversParentTypes['PeopleValue']> = ResolversObject<{
@@ -1432,6 +1667,8 @@ export type PeopleValueResolvers<ContextType = Context, ParentType extends Resol
 }>;
 
 export type PortfolioResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Portfolio'] = ResolversParentTypes['Portfolio']> = ResolversObject<{
+  changes?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, Partial<PortfolioChangesArgs>>;
+  changesCursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   contact?: Resolver<Maybe<ResolversTypes['Contact']>, ParentType, ContextType, RequireFields<PortfolioContactArgs, 'id'>>;
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<PortfolioContactsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -1448,6 +1685,7 @@ export type PortfolioResolvers<ContextType = Context, ParentType extends Resolve
 export type ProjectResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Project'] = ResolversParentTypes['Project']> = ResolversObject<{
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<ProjectContactsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  history?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, Partial<ProjectHistoryArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   location?: Resolver<Maybe<ResolversTypes['GeoPoint']>, ParentType, ContextType>;
   parcels?: Resolver<ResolversTypes['ParcelConnection'], ParentType, ContextType, Partial<ProjectParcelsArgs>>;
@@ -1481,6 +1719,15 @@ export type ProjectEdgeResolvers<ContextType = Context, ParentType extends Resol
 
 export type ProjectPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectPayload'] = ResolversParentTypes['ProjectPayload']> = ResolversObject<{
   project?: Resolver<ResolversTypes['Project'], ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
+export type PropertyChangeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyChange'] = ResolversParentTypes['PropertyChange']> = ResolversObject<{
+  after?: Resolver<Maybe<ResolversTypes['PropertyValue']>, ParentType, ContextType>;
+  before?: Resolver<Maybe<ResolversTypes['PropertyValue']>, ParentType, ContextType>;
+  property?: Resolver<Maybe<ResolversTypes['PropertyDefinition']>, ParentType, ContextType>;
+  propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  stored?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
 }>;
 
 export type PropertyDefinitionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyDefinition'] = ResolversParentTypes['PropertyDefinition']> = ResolversObject<{
@@ -1534,6 +1781,11 @@ export type SelectValueResolvers<ContextType = Context, ParentType extends Resol
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type SubscriptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  recordChanged?: SubscriptionResolver<ResolversTypes['Change'], "recordChanged", ParentType, ContextType, RequireFields<SubscriptionRecordChangedArgs, 'portfolioId'>>;
+  recordUpdated?: SubscriptionResolver<ResolversTypes['Change'], "recordUpdated", ParentType, ContextType, RequireFields<SubscriptionRecordUpdatedArgs, 'id'>>;
+}>;
+
 export type TextValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['TextValue'] = ResolversParentTypes['TextValue']> = ResolversObject<{
   property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
   propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1549,12 +1801,24 @@ export type UserResolvers<ContextType = Context, ParentType extends ResolversPar
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type UserErrorResolvers<ContextType = Context, ParentType extends ResolversParentTypes['UserError'] = ResolversParentTypes['UserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['UserErrorCode'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  path?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  propertyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+}>;
+
 export type ViewerResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
   organizations?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
 }>;
 
 export type Resolvers<ContextType = Context> = ResolversObject<{
+  Change?: ChangeResolvers<ContextType>;
+  ChangeConnection?: ChangeConnectionResolvers<ContextType>;
+  ChangeEdge?: ChangeEdgeResolvers<ContextType>;
+  ChangeOperation?: ChangeOperationResolvers;
+  ChangeSource?: ChangeSourceResolvers;
   CheckboxValue?: CheckboxValueResolvers<ContextType>;
   Contact?: ContactResolvers<ContextType>;
   ContactConnection?: ContactConnectionResolvers<ContextType>;
@@ -1584,6 +1848,7 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   ProjectContactPayload?: ProjectContactPayloadResolvers<ContextType>;
   ProjectEdge?: ProjectEdgeResolvers<ContextType>;
   ProjectPayload?: ProjectPayloadResolvers<ContextType>;
+  PropertyChange?: PropertyChangeResolvers<ContextType>;
   PropertyDefinition?: PropertyDefinitionResolvers<ContextType>;
   PropertyRecord?: PropertyRecordResolvers<ContextType>;
   PropertySchema?: PropertySchemaResolvers<ContextType>;
@@ -1594,8 +1859,10 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   Role?: RoleResolvers;
   SelectOption?: SelectOptionResolvers<ContextType>;
   SelectValue?: SelectValueResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   TextValue?: TextValueResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
+  UserError?: UserErrorResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
 }>;
 

@@ -82,6 +82,11 @@ export type Role =
 
 /** Input of a partial update. */
 export type UpdateRecordInput = {
+  /**
+   * Optimistic concurrency: the record's `updatedAt` as last read. When the record has changed since,
+   * nothing is written and the payload carries a CONFLICT user error and the record as it is now.
+   */
+  expectedUpdatedAt?: string | null | undefined;
   /** The record id. */
   id: string | number;
   /** When given, the record must belong to this organization, or the answer is NOT_FOUND. */
@@ -91,6 +96,11 @@ export type UpdateRecordInput = {
   /** Only these properties change; a null inner member clears one. */
   properties: unknown;
 };
+
+/** Kinds of user errors. */
+export type UserErrorCode =
+  /** The record changed after `expectedUpdatedAt`; read it again (the payload holds it) and retry. */
+  | 'CONFLICT';
 
 export type ListProjectParcelsQueryVariables = Exact<{
   orgId: string | number;
@@ -161,6 +171,13 @@ export type ListParcelContactsQueryVariables = Exact<{
 
 export type ListParcelContactsQuery = { organization: { portfolio: { parcel: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
+export type UpdateProjectMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment, userErrors: Array<{ code: UserErrorCode }> } };
+
 export type ListParcelProjectsQueryVariables = Exact<{
   orgId: string | number;
   portfolioId: string | number;
@@ -190,17 +207,17 @@ export type ListProjectContactsQueryVariables = Exact<{
 
 export type ListProjectContactsQuery = { organization: { portfolio: { project: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
-export type ListOrganizationsQueryVariables = Exact<{ [key: string]: never; }>;
-
-
-export type ListOrganizationsQuery = { organizations: Array<{ id: string, name: string }> };
-
-export type UpdateProjectMutationVariables = Exact<{
+export type UpdateContactMutationVariables = Exact<{
   input: UpdateRecordInput;
 }>;
 
 
-export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment } };
+export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment, userErrors: Array<{ code: UserErrorCode }> } };
+
+export type ListOrganizationsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ListOrganizationsQuery = { organizations: Array<{ id: string, name: string }> };
 
 export type LinkParcelContactMutationVariables = Exact<{
   input: ParcelContactInput;
@@ -227,6 +244,13 @@ export type ListContactProjectsQueryVariables = Exact<{
 
 export type ListContactProjectsQuery = { organization: { portfolio: { contact: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
+export type UpdateParcelMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment, userErrors: Array<{ code: UserErrorCode }> } };
+
 export type CreateProjectMutationVariables = Exact<{
   input: CreateRecordInput;
 }>;
@@ -240,13 +264,6 @@ export type ListUsersQueryVariables = Exact<{
 
 
 export type ListUsersQuery = { organization: { users: Array<{ id: string, email: string, name: string, role: Role | null }> } | null };
-
-export type UpdateContactMutationVariables = Exact<{
-  input: UpdateRecordInput;
-}>;
-
-
-export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment } };
 
 export type ListContactsQueryVariables = Exact<{
   orgId: string | number;
@@ -285,13 +302,6 @@ export type ListContactParcelsQueryVariables = Exact<{
 
 
 export type ListContactParcelsQuery = { organization: { portfolio: { contact: { parcels: { edges: Array<{ node: R_Parcel_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
-
-export type UpdateParcelMutationVariables = Exact<{
-  input: UpdateRecordInput;
-}>;
-
-
-export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment } };
 
 export type DeleteProjectMutationVariables = Exact<{
   input: DeleteRecordInput;

@@ -1,9 +1,9 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { type DocumentNode, Kind } from 'graphql';
+import type { FastifyInstance } from 'fastify';
+import { type DocumentNode, GraphQLError, Kind } from 'graphql';
 import type { Context } from '../context.js';
 import { AppError, toAppError } from '../errors.js';
-import { rejection } from './errors.js';
+import { appErrorOf, rejection } from './errors.js';
 import { checkQueryText } from './input-limits.js';
 import type { GraphQLLimits } from './limits.js';
 
@@ -35,29 +35,31 @@ export const operationResolvedPlugin: ApolloServerPlugin<Context> = {
 };
 
 /**
- * Logs GraphQL answers that mean the service could not serve (pool exhausted, database down,
- * overloaded) at warn with their code, as the REST error handler does. Unknown errors are logged at
- * error by formatError, with their error id.
+ * Counts a /graphql response's errors by code for the request's access line and metrics
+ * (src/observability/http.ts), which logs a 5xx-kind or limit code once, at warn. Unknown errors
+ * are logged at error by formatError, with their error id.
  */
-export function unavailableLogPlugin(log: Pick<FastifyBaseLogger, 'warn'>): ApolloServerPlugin<Context> {
-  return {
-    async requestDidStart() {
-      return {
-        async didEncounterErrors({ errors, contextValue }) {
-          const codes = new Set<string>();
-          for (const e of errors) {
-            const original = e.originalError ?? e;
-            const code = original instanceof AppError ? original.code : toAppError(original).code;
-            if (code === 'UNAVAILABLE' || code === 'TIMEOUT' || code === 'OVERLOADED') codes.add(code);
-          }
-          // One line per code and request, however many fields failed the same way.
-          for (const code of codes)
-            log.warn({ reqId: contextValue?.requestId, code }, 'graphql request failed');
-        },
-      };
-    },
-  };
-}
+export const errorCodesPlugin: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async didEncounterErrors({ errors, contextValue }) {
+        const obs = contextValue?.obs;
+        if (!obs) return;
+        obs.graphqlErrors ??= new Map();
+        for (const e of errors) {
+          const original = e.originalError;
+          const code =
+            original instanceof AppError
+              ? original.code
+              : e instanceof GraphQLError
+                ? appErrorOf(e).code
+                : toAppError(e).code;
+          obs.graphqlErrors.set(code, (obs.graphqlErrors.get(code) ?? 0) + 1);
+        }
+      },
+    };
+  },
+};
 
 /** The query text is bounded (bytes, bracket nesting) before anything parses it. */
 export function installQueryTextLimits(app: FastifyInstance, limits: GraphQLLimits): void {

@@ -1,5 +1,6 @@
 import type { RecordKind } from '../db/types.js';
 import type { AccessRole } from '../modules/auth/viewer.js';
+import type { ChangeOp, ChangeSourceName } from '../modules/changes/types.js';
 import { PROPERTY_TYPE_NAMES, type PropertyTypeName } from '../modules/properties/registry.js';
 
 /**
@@ -20,6 +21,15 @@ export const ENUM_VALUES = {
     VIEWER: 'viewer',
     GUEST: 'guest',
   } satisfies Record<string, AccessRole>,
+  ChangeOperation: {
+    CREATE: 'create',
+    UPDATE: 'update',
+    DELETE: 'delete',
+    LINK: 'link',
+    UNLINK: 'unlink',
+    SCHEMA: 'schema',
+  } satisfies Record<string, ChangeOp>,
+  ChangeSource: { API: 'api', CLI: 'cli' } satisfies Record<string, ChangeSourceName>,
   PropertyType: Object.fromEntries(PROPERTY_TYPE_NAMES.map((n) => [n.toUpperCase(), n])) as Record<
     string,
     PropertyTypeName

@@ -13,6 +13,8 @@ import {
 import type { CompiledQuery } from 'graphql-jit';
 import { type Context, routeToReadPool } from '../context.js';
 import { AppError } from '../errors.js';
+import type { BoundedNames } from '../observability/names.js';
+import { operationSpan } from '../observability/tracing.js';
 import { appErrorOf, rejection } from './errors.js';
 import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { compileOrNull, JitCache, type JitOptions } from './jit.js';
@@ -52,6 +54,8 @@ export class Executor {
     readonly schema: GraphQLSchema,
     private readonly limits: GraphQLLimits,
     jit: JitOptions = {},
+    /** Operation names as metric labels (a bounded set); the name as given when absent. */
+    private readonly names?: BoundedNames,
   ) {
     this.jit = new JitCache(schema, jit);
   }
@@ -71,7 +75,26 @@ export class Executor {
     return { document, operation, compiled };
   }
 
-  async execute(
+  /**
+   * Runs one operation in its trace span (name and type, never variables); a /graphql request's
+   * operation name becomes its metric label here (a REST route's was set from its route).
+   */
+  execute(
+    ctx: Context,
+    op: Operation,
+    variables: Record<string, unknown>,
+    opts: RunOptions,
+  ): Promise<ExecutionResult> {
+    const name = op.operationName ?? op.operation.name?.value;
+    const obs = ctx.obs;
+    if (obs?.transport === 'graphql')
+      obs.operation = this.names ? this.names.label(name) : (name ?? '(anonymous)');
+    return operationSpan(op.operation.operation, obs?.operation ?? name ?? '(anonymous)', () =>
+      this.run(ctx, op, variables, opts),
+    );
+  }
+
+  private async run(
     ctx: Context,
     op: Operation,
     variables: Record<string, unknown>,

@@ -15,7 +15,8 @@ export interface JitOptions {
  * costs far more than one run, and exploration in GraphiQL sends a new document with every edit.
  */
 export class JitCache {
-  readonly stats = { compiled: 0 };
+  /** hits: runs served compiled; misses: runs on graphql-js (cold, or not compilable) or compiled now. */
+  readonly stats = { compiled: 0, hits: 0, misses: 0 };
   private readonly max: number;
   private readonly hotAfter: number;
   // Per document: how often it ran, then its compiled form per operation name (null: not compilable).
@@ -42,9 +43,14 @@ export class JitCache {
     }
     // Re-inserted on every run, so the first key is always the least recently used.
     this.seen.set(document, entry);
-    if (++entry.runs < this.hotAfter) return null;
+    if (++entry.runs < this.hotAfter) {
+      this.stats.misses++;
+      return null;
+    }
     const name = operationName ?? '';
     let c = entry.compiled.get(name);
+    if (c) this.stats.hits++;
+    else this.stats.misses++;
     if (c === undefined) {
       // graphql-jit refuses very few valid operations; those stay on graphql-js.
       c = compileOrNull(this.schema, document, operationName);

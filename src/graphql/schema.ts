@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
+import { changeResolvers } from '../modules/changes/resolvers.js';
 import { linkResolvers } from '../modules/links/resolvers.js';
 import { orgResolvers } from '../modules/org/resolvers.js';
 import { recordResolvers } from '../modules/records/resolvers.js';
@@ -25,6 +26,7 @@ export function buildSchema(): GraphQLSchema {
       schemaResolvers,
       recordResolvers,
       linkResolvers,
+      changeResolvers,
       nodeResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },

@@ -7,7 +7,7 @@ import fastifyApollo from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.js';
 import { HEAVY_GRAPHQL_COST } from '../http/admission.js';
-import { installQueryTextLimits, operationResolvedPlugin, unavailableLogPlugin } from './apollo-plugins.js';
+import { errorCodesPlugin, installQueryTextLimits, operationResolvedPlugin } from './apollo-plugins.js';
 import { formatGraphQLError } from './errors.js';
 import type { Executor } from './executor.js';
 import type { GraphQLLimits } from './limits.js';
@@ -51,7 +51,7 @@ export async function registerGraphQL(app: FastifyInstance, executor: Executor, 
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       operationResolvedPlugin,
-      unavailableLogPlugin(app.log),
+      errorCodesPlugin,
     ],
     // The server's own SIGTERM/SIGINT handler drains and closes; Apollo's raced it and left
     // app.close() hanging until an idle socket timed out (about 10 s).

@@ -102,7 +102,12 @@ declare module 'fastify' {
  * Gives every authenticated request `ctx.admit()`, which the REST adapter and the GraphQL limits
  * plugin call for heavy work. The slot is held until the response has gone (or the client left).
  */
-export function installAdmission(app: FastifyInstance, admission: Admission): void {
+export function installAdmission(
+  app: FastifyInstance,
+  admission: Admission,
+  /** Told how long each heavy request waited for its slot, admitted or not (metrics). */
+  onWaited?: (seconds: number) => void,
+): void {
   if (!admission.enabled) return;
   app.addHook('preHandler', async (req, reply) => {
     if (!req.ctx) return;
@@ -111,10 +116,12 @@ export function installAdmission(app: FastifyInstance, admission: Admission): vo
       const gone = new AbortController();
       const onClose = () => gone.abort(new Error('client closed the connection'));
       reply.raw.once('close', onClose);
+      const started = performance.now();
       try {
         req.releaseSlot = await admission.acquire(gone.signal);
       } finally {
         reply.raw.off('close', onClose);
+        onWaited?.((performance.now() - started) / 1000);
       }
       if (reply.raw.closed) req.releaseSlot();
       else reply.raw.once('close', req.releaseSlot);

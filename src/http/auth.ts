@@ -47,5 +47,6 @@ export function installAuth(
         'The API key in X-API-Key is unknown or revoked. Create a new one with `sdg key create`.',
       );
     req.ctx = createContext(db, viewer, cursors, req.id, readDb);
+    req.ctx.obs = req.obs;
   });
 }

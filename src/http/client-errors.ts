@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { AppError, errorBody } from '../errors.js';
 
 /**
@@ -19,11 +20,24 @@ function answerFor(code: string | undefined): AppError {
   return new AppError('BAD_REQUEST', 'The request is not valid HTTP/1.1.');
 }
 
-export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+/** Fastify binds it to the app, whose log and metrics see these refusals like any other. */
+export function clientErrorHandler(
+  this: Partial<Pick<FastifyInstance, 'log' | 'metrics'>> | undefined,
+  err: NodeJS.ErrnoException,
+  socket: Socket,
+): void {
   // A reset connection has nobody left to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const appErr = answerFor(err.code);
+    // Limits (header size, receive time): once at warn with the code, as for requests (observability/http.ts).
+    if (appErr.code !== 'BAD_REQUEST') {
+      this?.log?.warn(
+        { code: appErr.code, status: appErr.status, remoteAddress: socket.remoteAddress },
+        'request refused or failed',
+      );
+      this?.metrics?.refusals.inc({ code: appErr.code });
+    }
     const body = JSON.stringify(errorBody(appErr));
     socket.end(
       `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

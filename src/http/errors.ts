@@ -46,6 +46,7 @@ export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: 
  */
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: AppError & { errorId?: string }) {
   const body = errorBody(err);
+  if (req.obs) req.obs.code = err.code;
   const retryAfter = RETRY_AFTER_SECONDS[err.code];
   if (retryAfter) reply.header('Retry-After', String(retryAfter));
   if ((req.routeOptions.url ?? req.url.split('?')[0]) === '/graphql') {
@@ -61,8 +62,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     const appErr =
       fromFastify(err) ??
       toAppError(err, (errorId, e) => req.log.error({ err: e, errorId }, 'unhandled error'));
-    if (appErr.status >= 500 && appErr.code !== 'INTERNAL')
-      req.log.warn({ code: appErr.code, err: err.message }, 'request failed');
+    // The access log line (src/observability/http.ts) reports it once, at warn, with this detail.
+    if (appErr.status >= 500 && appErr.code !== 'INTERNAL' && req.obs) req.obs.detail = err.message;
     return sendError(req, reply, appErr);
   });
   app.setNotFoundHandler((req, reply) =>

@@ -18,6 +18,8 @@ export interface TakeResult {
 export interface RateLimitStore {
   readonly kind: 'memory' | 'redis';
   take(key: string, cfg: Bucket, nowMs: number): Promise<TakeResult>;
+  /** A shared store answers within `timeoutMs` (/readyz); rejects otherwise. */
+  ping?(timeoutMs: number): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ return {allowed, tostring(tokens)}`;
 
 export interface RedisLike {
   eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  ping?(): Promise<unknown>;
   quit(): Promise<unknown>;
   disconnect?(): void;
 }
@@ -114,6 +117,18 @@ export class RedisRateLimitStore implements RateLimitStore {
       cfg.perSecond,
     )) as [number, string];
     return settle(Number(tokens), allowed === 1, cfg);
+  }
+
+  async ping(timeoutMs: number) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Redis did not answer in time')), timeoutMs);
+    });
+    try {
+      await Promise.race([this.redis.ping?.(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close() {
@@ -166,6 +181,10 @@ export class FallbackRateLimitStore implements RateLimitStore {
       this.downUntil = now + this.retryMs;
       return this.fallback.take(key, cfg, now);
     }
+  }
+
+  async ping(timeoutMs: number) {
+    await this.primary.ping?.(timeoutMs);
   }
 
   async close() {

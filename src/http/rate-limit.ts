@@ -90,7 +90,13 @@ const UNLIMITED = new Set(['/healthz']);
  * junk keys add nothing to the store. Answers 429 with Retry-After; every response carries the
  * RateLimit-* headers.
  */
-export function installRateLimit(app: FastifyInstance, store: RateLimitStore, cfg: RateLimitConfig) {
+export function installRateLimit(
+  app: FastifyInstance,
+  store: RateLimitStore,
+  cfg: RateLimitConfig,
+  /** Told of each refusal and which bucket refused it (metrics). */
+  onRefused?: (scope: 'key' | 'address') => void,
+) {
   const address = cfg.address ?? DEFAULT_ADDRESS_LIMIT;
   // A shared store that fails falls back to this process's buckets (createRateLimitStore's does already).
   const limiter =
@@ -109,6 +115,7 @@ export function installRateLimit(app: FastifyInstance, store: RateLimitStore, cf
     reply.header('RateLimit-Reset', String(r.resetSeconds));
     reply.header('RateLimit-Policy', `${bucket.burst};w=${Math.ceil(bucket.burst / bucket.perSecond)}`);
     if (!r.allowed) {
+      onRefused?.(byKey ? 'key' : 'address');
       reply.header('Retry-After', String(r.retryAfterSeconds));
       const err = new AppError(
         'RATE_LIMITED',

@@ -43,6 +43,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'The key is valid, but its role cannot do this (the viewer role is read-only).',
   404: 'Not found, or outside what the key can reach: both answer the same, so ids cannot be probed.',
   405: 'The path exists but does not take this method; the Allow header lists the methods it takes.',
+  412: 'If-Match names a version the record no longer has (someone changed it since): nothing was changed; read it again and retry with its ETag.',
   408: 'The request was not received within the time allowed (REQUEST_TIMEOUT_MS).',
   413: 'The request body is larger than the limit.',
   415: 'The body is not JSON; send Content-Type: application/json.',
@@ -384,10 +385,20 @@ function successResponse(route: RestRoute): Json {
     case 'page':
       return json(ref(`${KINDS[recordsOf(route)].type}Page`), 'A page.');
     case 'record':
-      return json(
-        ref(KINDS[recordsOf(route)].type),
-        route.method === 'POST' ? 'The created record, with its generated id.' : 'The whole updated record.',
-      );
+      return {
+        ...json(
+          ref(KINDS[recordsOf(route)].type),
+          route.method === 'POST'
+            ? 'The created record, with its generated id.'
+            : 'The whole updated record.',
+        ),
+        headers: {
+          ETag: {
+            description: "The record's version, for If-Match on a later PUT.",
+            schema: { type: 'string' },
+          },
+        },
+      };
     case 'empty':
       return { description: 'Done. The body is empty.' };
   }
@@ -401,9 +412,25 @@ export function errorStatuses(route: RestRoute): number[] {
   if (route.method !== 'GET') s.push(403);
   if (route.query.orgId) s.push(404);
   if (route.body) s.push(413, 415);
+  if (route.method === 'PUT') s.push(412);
   s.push(429, 500, 503);
   return s.sort();
 }
+
+/** PUT takes an optional If-Match: the ETag of the version the change is based on. */
+const ifMatchParam = (route: RestRoute): Json[] =>
+  route.method === 'PUT'
+    ? [
+        {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description:
+            'Optional. The ETag of the record as last read (record responses carry it); if the record has changed since, the answer is 412 PRECONDITION_FAILED and nothing is written. `*` matches any version.',
+          schema: { type: 'string' },
+        },
+      ]
+    : [];
 
 function operation(route: RestRoute): Json {
   const plural = segments(route.path)[0];
@@ -415,7 +442,7 @@ function operation(route: RestRoute): Json {
     operationId: operationId(route),
     summary: route.summary,
     tags: [cap(plural)],
-    parameters: [...pathParams(route), ...queryParams(route)],
+    parameters: [...pathParams(route), ...queryParams(route), ...ifMatchParam(route)],
     ...(body ? { requestBody: body } : {}),
     responses,
     'x-graphql-operation': route.document,

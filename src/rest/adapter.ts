@@ -3,8 +3,17 @@ import { AppError, errorBody } from '../errors.js';
 import { appErrorOf } from '../graphql/errors.js';
 import type { Executor } from '../graphql/executor.js';
 import { HEAVY_PAGE } from '../http/admission.js';
+import { operationId } from './names.js';
 import { ParamChecker } from './params.js';
-import { METHOD_EXPLANATIONS, methodNotAllowed, REST_ROUTES, type RestRoute } from './routes.js';
+import {
+  etagOf,
+  ifMatchVersion,
+  METHOD_EXPLANATIONS,
+  methodNotAllowed,
+  REST_ROUTES,
+  type RecordOut,
+  type RestRoute,
+} from './routes.js';
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -31,6 +40,7 @@ export function registerRest(app: FastifyInstance, executor: Executor): void {
     app.route({
       method: route.method,
       url: route.path,
+      config: { operation: operationId(route) },
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         // Fastify also parses text/plain; a REST body is JSON only.
         if (route.body && req.body !== undefined && !JSON_TYPE.test(req.headers['content-type'] ?? ''))
@@ -44,11 +54,14 @@ export function registerRest(app: FastifyInstance, executor: Executor): void {
         if (route.query.portfolioId) base.portfolioId = check.required('portfolioId');
         check.only(queryParams(route));
         const body = route.body ? check.body(req.body, route.body) : {};
+        const ifMatch =
+          route.method === 'PUT' ? ifMatchVersion(req.headers['if-match'], 'record') : undefined;
         const variables = route.variables({
           check,
           params: req.params as Record<string, string>,
           body,
           base,
+          ifMatch,
         });
         check.done();
         // A page of more than HEAVY_PAGE items waits for a heavy slot (its cost is its size).
@@ -60,6 +73,8 @@ export function registerRest(app: FastifyInstance, executor: Executor): void {
         // The data is this route's own document's result, the type its respond was written for.
         const out = route.respond(result.data as never);
         if (out === undefined) return reply.status(200).send();
+        // A record's version, for If-Match on a later PUT. Only a header: the body is the spec's.
+        if (route.returns === 'record') reply.header('ETag', etagOf((out as RecordOut).updated_at));
         return reply.status(200).send(out);
       },
     });

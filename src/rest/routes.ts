@@ -25,6 +25,8 @@ export interface RestRoute {
     params: Record<string, string>;
     body: Record<string, unknown>;
     base: Vars;
+    /** The version an `If-Match` header names (PUT only); absent without the header or with `*`. */
+    ifMatch?: Date;
   }): Vars;
   /** The response body; undefined sends 200 with an empty body. A method, so each route types its own data. */
   respond(data: never): unknown;
@@ -180,15 +182,30 @@ const deleteRoute = (kind: Kind): RestRoute => ({
   returns: 'empty',
 });
 
-const updateRoute = <D>(kind: Kind, read: (d: D) => RecordIn): RestRoute => ({
+/** What an update route reads from its mutation's payload. */
+type UpdateIn = { record: RecordIn; userErrors: { code: string }[] };
+
+const updateRoute = <D>(kind: Kind, read: (d: D) => UpdateIn): RestRoute => ({
   method: 'PUT',
   path: `/${kind}s/v1/:id`,
   summary: `Change the listed properties of a ${kind}`,
   query: scoped,
   body: { properties: 'object' },
-  document: `mutation ($input: UpdateRecordInput!) { update${TYPE[kind]}(input: $input) { ${kind} { ...R } } } ${RECORD}`,
-  variables: ({ base, params, body }) => ({ input: { ...base, id: params.id, properties: body.properties } }),
-  respond: (d: D) => record(read(d)),
+  document: `mutation ($input: UpdateRecordInput!) { update${TYPE[kind]}(input: $input) { ${kind} { ...R } userErrors { code } } } ${RECORD}`,
+  variables: ({ base, params, body, ifMatch }) => ({
+    input: {
+      ...base,
+      id: params.id,
+      properties: body.properties,
+      ...(ifMatch ? { expectedUpdatedAt: ifMatch.toISOString() } : {}),
+    },
+  }),
+  respond: (d: D) => {
+    const { record: r, userErrors } = read(d);
+    // The only user error an update has is CONFLICT, from If-Match (expectedUpdatedAt).
+    if (userErrors.length) throw preconditionFailed(TYPE[kind], r.updatedAt);
+    return record(r);
+  },
   returns: 'record',
 });
 
@@ -236,12 +253,21 @@ export const REST_ROUTES: RestRoute[] = [
   listRoute('projects', (d: Q.ListProjectsQuery) => portfolioIn(d)?.projects),
   createRoute('project', (d: Q.CreateProjectMutation) => d.createProject.project),
   deleteRoute('project'),
-  updateRoute('project', (d: Q.UpdateProjectMutation) => d.updateProject.project),
+  updateRoute('project', (d: Q.UpdateProjectMutation) => ({
+    record: d.updateProject.project,
+    userErrors: d.updateProject.userErrors,
+  })),
   listRoute('contacts', (d: Q.ListContactsQuery) => portfolioIn(d)?.contacts),
   createRoute('contact', (d: Q.CreateContactMutation) => d.createContact.contact),
   deleteRoute('contact'),
-  updateRoute('contact', (d: Q.UpdateContactMutation) => d.updateContact.contact),
-  updateRoute('parcel', (d: Q.UpdateParcelMutation) => d.updateParcel.parcel),
+  updateRoute('contact', (d: Q.UpdateContactMutation) => ({
+    record: d.updateContact.contact,
+    userErrors: d.updateContact.userErrors,
+  })),
+  updateRoute('parcel', (d: Q.UpdateParcelMutation) => ({
+    record: d.updateParcel.parcel,
+    userErrors: d.updateParcel.userErrors,
+  })),
   linkListRoute('project', 'contacts', (d: Q.ListProjectContactsQuery) => portfolioIn(d)?.project?.contacts),
   linkListRoute('project', 'parcels', (d: Q.ListProjectParcelsQuery) => portfolioIn(d)?.project?.parcels),
   linkListRoute('parcel', 'contacts', (d: Q.ListParcelContactsQuery) => portfolioIn(d)?.parcel?.contacts),
@@ -264,6 +290,28 @@ export const METHOD_EXPLANATIONS: Record<string, string> = {
   '/projects/v1/:id/parcels/:parcelId': 'Project–parcel links are read-only in the API.',
   '/parcels/v1/:id/projects/:projectId': 'Project–parcel links are read-only in the API.',
 };
+
+/** A record's ETag: its version, the millisecond of its `updated_at` (which grows on every update). */
+export const etagOf = (updatedAt: string) => `"${Date.parse(updatedAt)}"`;
+
+/**
+ * The version an If-Match header asks for: undefined for `*` (any current record); otherwise
+ * exactly one ETag as etagOf makes it. Anything else cannot match any version: 412.
+ */
+export function ifMatchVersion(header: string | undefined, what: string): Date | undefined {
+  if (header === undefined) return undefined;
+  const v = header.trim();
+  if (v === '*') return undefined;
+  const m = /^"(\d{1,15})"$/.exec(v);
+  if (!m) throw preconditionFailed(what);
+  return new Date(Number(m[1]));
+}
+
+export const preconditionFailed = (what: string, now?: string) =>
+  new AppError(
+    'PRECONDITION_FAILED',
+    `If-Match does not match the ${what}'s current version${now ? ` (its ETag is now ${etagOf(now)}, updated_at ${now})` : ''}; nothing was changed. Read it again and retry with its ETag. If-Match takes one ETag as returned, or *.`,
+  );
 
 export const methodNotAllowed = (path: string, allow: string[]) =>
   new AppError(

@@ -2,6 +2,7 @@ import { expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { seedDemo } from '../../src/seed/demo.js';
 import { client } from '../helpers/http.js';
+import { logSink } from '../helpers/logs.js';
 import { proxiedDatabase } from '../helpers/proxied-database.js';
 
 /**
@@ -17,7 +18,8 @@ test.skipIf(!pgUrl)(
   { timeout: 60_000 },
   async () => {
     const demo = await seedDemo(proxied.database.db);
-    const app = await buildApp({ database: proxied.database });
+    const { lines, logger } = logSink('warn');
+    const app = await buildApp({ database: proxied.database, logger });
     try {
       const api = client(app, demo.users.alice.apiKey);
       expect((await api.get('/organizations/v1')).status).toBe(200);
@@ -31,7 +33,15 @@ test.skipIf(!pgUrl)(
         expect(code).toBe('UNAVAILABLE');
         expect(r.raw).not.toMatch(/ECONNREFUSED|stack|at /);
       }
-      expect((await api.get('/readyz')).status).toBe(503);
+      // Each 503 is logged once, at warn, with its code.
+      const failed = lines.filter((l) => l.msg === 'request refused or failed');
+      expect(failed.map((l) => [l.transport, l.status, l.code])).toEqual([
+        ['rest', 503, 'UNAVAILABLE'],
+        ['graphql', 503, 'UNAVAILABLE'],
+      ]);
+      const ready = await api.get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatchObject({ status: 'unavailable', checks: { primary: { status: 'down' } } });
       expect(Date.now() - started).toBeLessThan(15_000);
 
       await proxied.proxy.up();

@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { bulkLink } from '../../src/modules/links/repository.js';
+import { createUser, grantGuest } from '../../src/modules/org/repository.js';
 import { bulkInsertRecords } from '../../src/modules/records/repository.js';
 import { REST_ROUTES } from '../../src/rest/routes.js';
 import { onCitus } from '../helpers/citus.js';
@@ -49,8 +50,24 @@ const READS: Record<U, Pf[]> = {
   nora: ['B1'],
 };
 const ORGS_OF_USER: Record<U, Org[]> = { alice: ['A'], bob: ['A'], vera: ['A'], gina: ['A'], nora: ['B'] };
-/** Users listed by GET /users/v1 for each org: members and guests. */
-const ORG_USERS: Record<Org, U[]> = { A: ['alice', 'bob', 'vera', 'gina'], B: ['nora'] };
+/** Guests without a key, added to the demo: gail shares A1 with gina, gus reaches only A2. */
+type Extra = 'gail' | 'gus';
+type Listed = U | Extra;
+const EXTRA: Extra[] = ['gail', 'gus'];
+/** The users of each org: members and guests. */
+const ORG_USERS: Record<Org, Listed[]> = { A: ['alice', 'bob', 'vera', 'gina', 'gail', 'gus'], B: ['nora'] };
+/** The portfolios each guest was granted. */
+const GUEST_OF: Partial<Record<Listed, Pf[]>> = { gina: ['A1'], gail: ['A1'], gus: ['A2'] };
+/**
+ * Who a user may see among an org's users (GET /users/v1, Organization.users, node, people values):
+ * everyone, for a member; for a guest, the members, themselves and the guests sharing a portfolio.
+ */
+function seesUsers(viewer: U, org: Org): Listed[] {
+  const mine = GUEST_OF[viewer]?.filter((p) => ORG_OF[p] === org) ?? [];
+  return ORG_USERS[org].filter(
+    (t) => !mine.length || t === viewer || !GUEST_OF[t] || GUEST_OF[t].some((p) => mine.includes(p)),
+  );
+}
 const TYPE = { project: 'Project', parcel: 'Parcel', contact: 'Contact' } as const;
 const NAME_PROP = { project: 'name', parcel: 'name', contact: 'first_name' } as const;
 
@@ -101,7 +118,7 @@ interface World {
   recordPf: Map<string, string | undefined>;
   pf: Record<Pf, PfData>;
   orgId: Record<Org, string>;
-  uid: Record<U, string>;
+  uid: Record<Listed, string>;
 }
 
 /** Records made for one allowed write, so the seeded records the refused cases use never change. */
@@ -161,7 +178,11 @@ async function loadWorld(env: TestEnv): Promise<World> {
       freeContact: free.rows[0].id,
     };
   }
-  const uid = Object.fromEntries(USERS.map((u) => [u, env.demo.users[u].uid])) as Record<U, string>;
+  const uid = Object.fromEntries(USERS.map((u) => [u, env.demo.users[u].uid])) as Record<Listed, string>;
+  for (const g of EXTRA) {
+    uid[g] = (await createUser(db, `${g}@guests.example`, g)).id;
+    for (const p of GUEST_OF[g] ?? []) await grantGuest(db, env.demo.orgs[ORG_OF[p]].id, pf[p].pfId, uid[g]);
+  }
   await installAudit(db);
   const recordPf = new Map<string, string | undefined>();
   for (const t of ['projects', 'parcels', 'contacts'])
@@ -214,7 +235,7 @@ async function cachedPortfolio(w: World, id: string): Promise<string | undefined
 async function leakedIds(w: World, user: U, body: unknown): Promise<string[]> {
   const pfIds = new Set(READS[user].map((p) => w.pf[p].pfId));
   const orgIds = new Set(ORGS_OF_USER[user].map((o) => w.orgId[o]));
-  const userIds = new Set(ORGS_OF_USER[user].flatMap((o) => ORG_USERS[o].map((u) => w.uid[u])));
+  const userIds = new Set(ORGS_OF_USER[user].flatMap((o) => seesUsers(user, o).map((u) => w.uid[u])));
   const bad: string[] = [];
   for (const id of idsIn(body)) {
     const ok = id.startsWith('org_')
@@ -540,11 +561,11 @@ const REST_CASES: Record<string, (w: World) => Case[]> = {
       ),
     ),
   'GET /users/v1': (w) =>
-    orgScoped(w, '/users/v1', (_user, org, r) =>
+    orgScoped(w, '/users/v1', (user, org, r) =>
       sameSet(
         'users',
         r.body.map((u: { uid: string }) => u.uid),
-        ORG_USERS[org].map((u) => w.uid[u]),
+        seesUsers(user, org).map((u) => w.uid[u]),
       ),
     ),
   ...Object.fromEntries(
@@ -798,10 +819,10 @@ function gqlNode(w: World): Case[] {
       ]),
       [`contact of ${pf}`, w.pf[pf].projectContact, (u) => READS[u].includes(pf)],
     ]),
-    ...USERS.map((t): [string, string, (u: U) => boolean] => [
+    ...[...USERS, ...EXTRA].map((t): [string, string, (u: U) => boolean] => [
       `user ${t}`,
       w.uid[t],
-      (u) => ORGS_OF_USER[u].some((o) => ORG_USERS[o].includes(t)),
+      (u) => u === t || ORGS_OF_USER[u].some((o) => seesUsers(u, o).includes(t)),
     ]),
     ['an id of no type', 'xyz_0000000000000000000000', () => false],
     ['an absent project', 'prj_0000000000000000000000', () => false],
@@ -878,6 +899,11 @@ function orgTreeCheck(w: World, user: U, orgs: { id: string; portfolios: { id: s
       'portfolios',
       orgs.flatMap((o) => o.portfolios.map((p) => p.id)),
       READS[user].map((p) => w.pf[p].pfId),
+    ),
+    ...sameSet(
+      'users',
+      orgs.flatMap((o) => (o as { users?: { id: string }[] }).users?.map((u) => u.id) ?? []),
+      ORGS_OF_USER[user].flatMap((o) => seesUsers(user, o).map((u) => w.uid[u])),
     ),
   ];
 }
@@ -979,7 +1005,8 @@ const schema = buildSchema();
 const gqlKeys = [
   ...Object.keys(schema.getQueryType()!.getFields()).map((f) => `Query.${f}`),
   ...Object.keys(schema.getMutationType()?.getFields() ?? {}).map((f) => `Mutation.${f}`),
-  ...Object.keys(schema.getSubscriptionType()?.getFields() ?? {}).map((f) => `Subscription.${f}`),
+  // Subscriptions run over WebSocket, not through this HTTP runner: test/subscriptions.test.ts checks
+  // their access (another tenant, a guest outside their portfolio, a revoked key) at subscribe and per event.
 ];
 
 let world: World | undefined;
@@ -1088,6 +1115,43 @@ describe.skipIf(onCitus)('tenant isolation matrix', () => {
       'allowed write that wrote elsewhere: an allowed write changed rows outside its portfolio: UPDATE contacts',
     );
     expect(problems).toContain("self-test: rows changed outside the allowed writes' portfolios: contacts:");
+  });
+
+  test('a guest sees members, themselves and guests sharing a portfolio; not other guests, even in people values', async ({
+    env,
+  }) => {
+    const w = await getWorld(env);
+    // The rule, written out for org A: gina (guest of A1) sees gail (A1) but not gus (A2 only).
+    expect(seesUsers('gina', 'A').sort()).toEqual(['alice', 'bob', 'gail', 'gina', 'vera']);
+    expect(seesUsers('alice', 'A')).toEqual(ORG_USERS.A);
+    // A member names gus in a record of A1, which gina reads: his e-mail and name stay hidden.
+    const { project } = await makeFresh(w, 'A1');
+    const put = await env.as.alice.put(
+      `/projects/v1/${project}`,
+      { properties: { owner: { people: [w.uid.gus] } } },
+      { orgId: w.orgId.A, portfolioId: w.pf.A1.pfId },
+    );
+    expect(put.status).toBe(200);
+    const q = `query($id: ID!) { project(id: $id) { values { ... on PeopleValue { propertyId users { id email name } } } } }`;
+    const owner = async (c: Client) =>
+      (await c.gql(q, { id: project })).body.data.project.values.find(
+        (v: { propertyId?: string }) => v.propertyId === 'owner',
+      );
+    expect((await owner(env.as.alice)).users).toEqual([
+      { id: w.uid.gus, email: 'gus@guests.example', name: 'gus' },
+    ]);
+    expect((await owner(env.as.gina)).users).toEqual([]);
+    const rest = await env.as.gina.get('/projects/v1', {
+      orgId: w.orgId.A,
+      portfolioId: w.pf.A1.pfId,
+      limit: '5000',
+    });
+    const item = rest.body.items.find((p: { id: string }) => p.id === project);
+    expect(item.properties.owner).toEqual({ people: [w.uid.gus], labels: [w.uid.gus] });
+    expect(rest.raw).not.toContain('gus@guests.example');
+    const users = await env.as.gina.get('/users/v1', { orgId: w.orgId.A });
+    expect(users.raw).not.toContain('gus@guests.example');
+    expect(users.body.map((u: { email: string }) => u.email)).toContain('gail@guests.example');
   });
 
   test('without an API key every route answers 401, and GraphQL too', async ({ env }) => {

@@ -13,8 +13,10 @@ describe('loadConfig', () => {
       HEAVY_REQUEST_SLOTS: '0',
       HEAVY_REQUEST_WAIT_MS: '10',
       DATABASE_URL: 'postgres://x@h/db',
+      CHANGE_LOG_RETENTION_DAYS: '7',
     });
     expect(cfg).toMatchObject({
+      changeLogRetentionDays: 7,
       port: 4100,
       bodyLimit: 2048,
       statementTimeoutMs: 500,
@@ -30,6 +32,7 @@ describe('loadConfig', () => {
       port: 4000,
       bodyLimit: 1_048_576,
       rateLimit: { perSecond: 50, burst: 200 },
+      changeLogRetentionDays: 90,
     });
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be a non-negative integer, got "eighty"/);
     expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: '-1' })).toThrow(/RATE_LIMIT_PER_SECOND/);

@@ -94,9 +94,11 @@ describe('filter compilation (SQL text)', () => {
     });
     expect(r.sql).toBe(
       `((not coalesce(c.properties -> $1::text is null, false) and c.created_at >= $2::timestamptz) and ` +
-        `(jsonb_path_query_array(c.properties, '$.*.text', '{}', false))::text ilike $3)`,
+        `((jsonb_path_query_array(c.properties, '$.*.text', '{}', false))::text ilike $3 and record_search_text(c.properties) ilike $4))`,
     );
-    expect(r.parameters).toEqual(['t_checkbox', '2026-01-01T00:00:00.000Z', '%hal%']);
+    expect(r.parameters).toEqual(['t_checkbox', '2026-01-01T00:00:00.000Z', '%hal%', '%hal%']);
+    // What JSON escapes cannot be screened on the JSON text: only the values are searched.
+    expect(where({ search: 'a"b\\c' }).sql).toBe('record_search_text(c.properties) ilike $1');
   });
 
   test('every problem is named, with the path into the filter', () => {

@@ -4,6 +4,8 @@ import './workers.js';
 import 'graphiql/style.css';
 import './page.css';
 import { GraphiQL } from 'graphiql';
+import { getOperationAST, parse } from 'graphql';
+import { createClient } from 'graphql-ws';
 import { StrictMode, useCallback, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { API_KEY_STORAGE, EXAMPLE_QUERY } from '../example.ts';
@@ -28,9 +30,23 @@ function writeKey(key) {
   }
 }
 
+/** Is this request a subscription? Those run over WebSocket (graphql-ws) on the same path. */
+function isSubscription(params) {
+  try {
+    return getOperationAST(parse(params.query), params.operationName)?.operation === 'subscription';
+  } catch {
+    return false;
+  }
+}
+
 /** A fetcher bound to one key; a new key makes a new fetcher, and GraphiQL then re-reads the schema. */
 function makeFetcher(key) {
+  // The key goes in connection_init's payload, never in the URL.
+  const ws = key
+    ? createClient({ url: ENDPOINT.replace(/^http/, 'ws'), connectionParams: { apiKey: key }, lazy: true })
+    : null;
   return async (params, opts) => {
+    if (ws && isSubscription(params)) return ws.iterate(params);
     // Without a key every call would be a 401; say what to do instead (introspection included).
     const typedKey = Object.keys(opts?.headers ?? {}).some((h) => h.toLowerCase() === 'x-api-key');
     if (!key && !typedKey) {

@@ -15,8 +15,12 @@ const LAST_USED_RESOLUTION = '60 seconds';
  * is one task on one node although a user's memberships span organizations. Revoked and unknown keys
  * give null. `last_used_at` is stamped by a second statement, only when the stamp is a minute old.
  */
-export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<Viewer | null> {
-  const hash = hashApiKey(key);
+export function findViewerByKey(db: Kysely<DB>, key: string): Promise<Viewer | null> {
+  return findViewerByHash(db, hashApiKey(key));
+}
+
+/** The same by the key's hash: a subscription re-checks its key with it, without keeping the key. */
+export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Viewer | null> {
   const { rows } = await sql<{
     key_id: string;
     stale: boolean;
@@ -54,6 +58,7 @@ export async function findViewerByKey(db: Kysely<DB>, key: string): Promise<View
     roles,
     guests,
     new Map(Object.entries(row.versions).map(([o, v]) => [o, Number(v)])),
+    row.key_id,
   );
 }
 

@@ -17,6 +17,8 @@ export class Viewer {
     readonly guestPortfolios: ReadonlyMap<string, ReadonlySet<string>>,
     /** org id → its version (bumped on any schema, membership, portfolio or user-name change). */
     readonly orgVersions: ReadonlyMap<string, number> = new Map(),
+    /** The API key that authenticated this caller (recorded in the change log). */
+    readonly keyId: string | null = null,
   ) {}
 
   /** Organizations the caller reaches, as a member or as a guest. */

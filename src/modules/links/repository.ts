@@ -1,10 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
+import { actorValues, logColumns, recordLocks } from '../changes/repository.js';
+import type { Actor } from '../changes/types.js';
 import { areaWeightedCentroid } from './geo.js';
 
 export type ContactLinkTable = 'project_contacts' | 'parcel_contacts';
 const PARENT_COL = { project_contacts: 'project_id', parcel_contacts: 'parcel_id' } as const;
+const PARENT_KIND = { project_contacts: 'project', parcel_contacts: 'parcel' } as const;
 
 export interface LinkKey {
   orgId: string;
@@ -13,17 +16,35 @@ export interface LinkKey {
   contactId: string;
 }
 
+/** The change-log rows of a contact link: one on each side, naming the other. */
+const linkSides = (table: ContactLinkTable, k: LinkKey) =>
+  sql`(values (${PARENT_KIND[table]}::text, ${k.parentId}::text, ${k.contactId}::text), ('contact', ${k.contactId}, ${k.parentId})) s(kind, rid, other)`;
+
 /**
- * Links a contact; an existing link is left as it is (idempotent, never a second row). The foreign
- * keys include the portfolio, so a link across portfolios, or to a record deleted meanwhile, fails
- * in the database: false then, true when the pair is linked.
+ * Links a contact; an existing link is left as it is (idempotent, never a second row, no log
+ * entry). The foreign keys include the portfolio, so a link across portfolios, or to a record
+ * deleted meanwhile, fails in the database: false then, true when the pair is linked. A new link
+ * is logged on both records in the same statement.
  */
-export async function link(db: Kysely<DB>, table: ContactLinkTable, k: LinkKey): Promise<boolean> {
+export async function link(
+  db: Kysely<DB>,
+  table: ContactLinkTable,
+  k: LinkKey,
+  actor: Actor,
+): Promise<boolean> {
   try {
     await sql`
-      insert into ${sql.table(table)} (org_id, portfolio_id, ${sql.ref(PARENT_COL[table])}, contact_id)
-      values (${k.orgId}, ${k.portfolioId}, ${k.parentId}, ${k.contactId})
-      on conflict do nothing`.execute(db);
+      with lk as (${recordLocks(k.orgId, [k.parentId, k.contactId])}), ins as (
+        insert into ${sql.table(table)} (org_id, portfolio_id, ${sql.ref(PARENT_COL[table])}, contact_id)
+        select ${k.orgId}, ${k.portfolioId}, ${k.parentId}, ${k.contactId} from lk where lk.ok
+        on conflict do nothing
+        returning org_id, portfolio_id
+      ), log as (
+        insert into change_log (${logColumns})
+        select ins.org_id, ins.portfolio_id, s.kind, s.rid, 'link', s.other, '{}'::jsonb, ${actorValues(actor)}
+        from ins cross join ${linkSides(table, k)} where ins.org_id = ${k.orgId}
+      )
+      select 1`.execute(db);
     return true;
   } catch (err) {
     if (isForeignKeyViolation(err)) return false;
@@ -31,12 +52,24 @@ export async function link(db: Kysely<DB>, table: ContactLinkTable, k: LinkKey):
   }
 }
 
-/** Removes the link only; unlinking an unlinked pair is a no-op. */
-export async function unlink(db: Kysely<DB>, table: ContactLinkTable, k: LinkKey): Promise<boolean> {
+/** Removes the link only (logged on both records); unlinking an unlinked pair is a no-op. */
+export async function unlink(
+  db: Kysely<DB>,
+  table: ContactLinkTable,
+  k: LinkKey,
+  actor: Actor,
+): Promise<boolean> {
   const { rows } = await sql`
-    delete from ${sql.table(table)}
-    where org_id = ${k.orgId} and ${sql.ref(PARENT_COL[table])} = ${k.parentId} and contact_id = ${k.contactId}
-    returning contact_id`.execute(db);
+    with lk as (${recordLocks(k.orgId, [k.parentId, k.contactId])}), del as (
+      delete from ${sql.table(table)} l using lk
+      where l.org_id = ${k.orgId} and l.${sql.ref(PARENT_COL[table])} = ${k.parentId} and l.contact_id = ${k.contactId} and lk.ok
+      returning l.org_id, l.portfolio_id
+    ), log as (
+      insert into change_log (${logColumns})
+      select del.org_id, del.portfolio_id, s.kind, s.rid, 'unlink', s.other, '{}'::jsonb, ${actorValues(actor)}
+      from del cross join ${linkSides(table, k)} where del.org_id = ${k.orgId}
+    )
+    select 1 from del`.execute(db);
   return rows.length > 0;
 }
 

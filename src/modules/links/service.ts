@@ -1,6 +1,8 @@
 import type { Context } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
+import { ringChanges } from '../changes/bell.js';
+import { actorOf } from '../changes/service.js';
 import { assertCanWrite, findRecord, requireRecord, type Scope } from '../records/service.js';
 import type { RecordModel } from '../records/types.js';
 import * as repo from './repository.js';
@@ -40,8 +42,9 @@ export async function setContactLink(
   };
   await inTransaction(ctx.db, async (tx) => {
     // A side deleted since it was read: the link's foreign keys refuse it.
-    if (linked && !(await repo.link(tx, table, key))) throw notFound('Record');
-    if (!linked) await repo.unlink(tx, table, key);
+    if (linked && !(await repo.link(tx, table, key, actorOf(ctx)))) throw notFound('Record');
+    if (!linked) await repo.unlink(tx, table, key, actorOf(ctx));
   });
+  ringChanges(ctx.db, parent.orgId);
   return { parent, contact, linked };
 }

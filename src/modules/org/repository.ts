@@ -62,16 +62,29 @@ export async function portfoliosByKeys(db: Kysely<DB>, keys: readonly { orgId: s
   return rows.map(toPortfolio);
 }
 
-/** Members with their role, plus guests of any portfolio of the org (role 'guest'). */
+/**
+ * Members with their role, plus guests of any portfolio of the org (role 'guest', with the
+ * portfolios they were granted, which decide who else may see them: service.ts visibleOrgUsers).
+ */
 export async function listOrgUsers(db: Kysely<DB>, orgId: string): Promise<UserModel[]> {
-  const { rows } = await sql<{ id: string; email: string; name: string; role: AccessRole }>`
-    select u.id, u.email, u.name, m.role from org_members m join users u on u.id = m.user_id
+  const { rows } = await sql<{
+    id: string;
+    email: string;
+    name: string;
+    role: AccessRole;
+    portfolio_ids: string[] | null;
+  }>`
+    select u.id, u.email, u.name, m.role, null::text[] as portfolio_ids
+    from org_members m join users u on u.id = m.user_id
     where m.org_id = ${orgId}
-    union
-    select distinct u.id, u.email, u.name, 'guest' from portfolio_guests g join users u on u.id = g.user_id
-    where g.org_id = ${orgId} and not exists (select 1 from org_members m2 where m2.org_id = ${orgId} and m2.user_id = g.user_id)
+    union all
+    select u.id, u.email, u.name, 'guest', array_agg(g.portfolio_id order by g.portfolio_id)
+    from portfolio_guests g join users u on u.id = g.user_id
+    where g.org_id = ${orgId}
+      and not exists (select 1 from org_members m2 where m2.org_id = ${orgId} and m2.user_id = g.user_id)
+    group by u.id, u.email, u.name
     order by name, id`.execute(db);
-  return rows;
+  return rows.map(({ portfolio_ids, ...u }) => (portfolio_ids ? { ...u, guestOf: portfolio_ids } : u));
 }
 
 /** Users of an org by id, for people values: only members and guests of that org are found. */

@@ -16,7 +16,7 @@ export const orgResolvers: Resolvers = {
     viewerRole: (o, _a, ctx) => ctx.viewer.roleIn(o.id)!,
     portfolios: (o, _a, ctx) => service.readablePortfolios(ctx, o.id),
     portfolio: (o, { id }, ctx) => service.readablePortfolio(ctx, o.id, id),
-    users: (o, _a, ctx) => ctx.loaders.orgUsers.load(o.id),
+    users: (o, _a, ctx) => service.visibleOrgUsers(ctx, o.id),
   },
   Portfolio: {
     organization: (p) => ({ id: p.orgId }),

@@ -47,11 +47,22 @@ export async function portfolioById(ctx: Context, id: string): Promise<Portfolio
   return p && ctx.viewer.canReadPortfolio(p.orgId, p.id) ? p : null;
 }
 
-/** A user by id alone (`node(id)`): the viewer, or a user of one of the viewer's organizations. */
+/**
+ * The users of an org the viewer may see (README, Decisions: "Who sees whom"). Members see every
+ * member and guest. A guest sees the members, themselves, and the guests who share one of their
+ * portfolios; a guest who reaches only other portfolios stays out of sight, e-mail and all.
+ */
+export async function visibleOrgUsers(ctx: Context, orgId: string): Promise<UserModel[]> {
+  const all = await ctx.loaders.orgUsers.load(orgId);
+  const scope = ctx.viewer.portfolioScope(orgId);
+  if (!scope) return all;
+  return all.filter((u) => !u.guestOf || u.id === ctx.viewer.userId || u.guestOf.some((p) => scope.has(p)));
+}
+
+/** A user by id alone (`node(id)`): the viewer, or a user they may see in one of their organizations. */
 export async function userById(ctx: Context, id: string): Promise<UserModel | null> {
   if (id === ctx.viewer.userId) return { id, email: ctx.viewer.email, name: ctx.viewer.name };
-  const lists = await ctx.loaders.orgUsers.loadMany(ctx.viewer.orgIds);
-  for (const l of lists)
-    if (Array.isArray(l)) for (const u of l) if (u.id === id) return { ...u, role: null };
+  for (const orgId of ctx.viewer.orgIds)
+    for (const u of await visibleOrgUsers(ctx, orgId)) if (u.id === id) return { ...u, role: null };
   return null;
 }

@@ -21,6 +21,8 @@ export interface UserModel {
   name: string;
   /** Role in the organization this user was listed for. */
   role?: AccessRole | null;
+  /** For a guest of that organization: the portfolios they were granted. */
+  guestOf?: readonly string[];
 }
 
 export type ViewerModel = Viewer;

@@ -57,12 +57,16 @@ export const people = define<'people', PeopleStored>({
   filter: {
     group: 'people',
     operators: ['in', 'me', 'isEmpty'],
+    // `me: true` adds the caller to `in` (schema.graphql); alone it is `in: [caller]`, and
+    // `me: false` adds nothing.
     compile(op, v, cx) {
-      if (op === 'me') return v ? cx.contains({ people: [cx.viewerId] }) : sql`true`;
+      const me = cx.group.me === true;
+      if (op === 'me') return v && cx.group.in == null ? cx.contains({ people: [cx.viewerId] }) : sql`true`;
       const uids = idList(v, cx);
       if (!uids) return sql`false`;
       for (const uid of uids) cx.person(uid);
-      return anyOf(uids.map((u) => cx.contains({ people: [u] })));
+      const all = me && !uids.includes(cx.viewerId) ? [...uids, cx.viewerId] : uids;
+      return anyOf(all.map((u) => cx.contains({ people: [u] })));
     },
     empty: (p) => sql`${p} is null`,
   },

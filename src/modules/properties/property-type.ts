@@ -93,6 +93,8 @@ export interface FilterContext {
   /** Containment of `{ [id]: inner }` in the record's properties (served by the GIN index). */
   contains(inner: object): RawBuilder<unknown>;
   viewerId: string;
+  /** Every operator given in this group, for operators that combine (people's `me` joins `in`). */
+  group: Readonly<Record<string, unknown>>;
   /** Records a problem with this operand; the filter then fails as a whole. */
   problem(reason: string): RawBuilder<unknown>;
   /** A people operand, checked against the organization's users before the query runs. */

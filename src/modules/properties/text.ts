@@ -7,7 +7,7 @@ export const MAX_TEXT_LENGTH = 10_000;
 
 // C0 controls other than tab, LF and CR; jsonb cannot even store U+0000.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: this is the point
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+export const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 // local@domain, the domain made of non-empty dot-separated labels (at least two).
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 // A UTF-16 surrogate that is not half of a pair: JSON can carry one (\ud800), Postgres jsonb cannot.

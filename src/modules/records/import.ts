@@ -2,6 +2,9 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
+import { ringChanges } from '../changes/bell.js';
+import { lockRecords, logBulkCreates, logLinks } from '../changes/repository.js';
+import { CLI_ACTOR } from '../changes/types.js';
 import { geometryProblem } from '../links/geo.js';
 import { linkParcelsToProject } from '../links/repository.js';
 import { orgUsersByIds } from '../org/repository.js';
@@ -62,6 +65,7 @@ export async function importParcels(
       found.problems,
     );
   const created = await inTransaction(db, (tx) => insertParcels(tx, opts, records));
+  ringChanges(db, opts.orgId);
   return {
     created,
     skippedKeys: [...found.skipped],
@@ -143,14 +147,28 @@ async function checkPeople(db: Kysely<DB>, orgId: string, found: Findings) {
 
 async function insertParcels(tx: Kysely<DB>, opts: ImportOptions, records: BulkRecord[]): Promise<string[]> {
   const { orgId, portfolioId, projectId } = opts;
+  // Before the transaction writes (and gets its id): the project's changes keep their commit order.
+  if (projectId) await lockRecords(tx, orgId, [projectId]);
   if (projectId && !(await recordInPortfolio(tx, 'project', { orgId, portfolioId, id: projectId })))
     throw new AppError('NOT_FOUND', `Project ${projectId} is not in portfolio ${portfolioId}.`);
   const created: string[] = [];
   const chunk = 500;
   for (let i = 0; i < records.length; i += chunk) {
-    created.push(...(await bulkInsertRecords(tx, 'parcel', orgId, portfolioId, records.slice(i, i + chunk))));
+    const ids = await bulkInsertRecords(tx, 'parcel', orgId, portfolioId, records.slice(i, i + chunk));
+    // Each parcel's creation is logged in the import's transaction, all or nothing with it.
+    await logBulkCreates(tx, 'parcel', orgId, ids, CLI_ACTOR);
+    created.push(...ids);
     opts.onProgress?.(created.length, records.length);
   }
-  if (projectId) await linkParcelsToProject(tx, { orgId, portfolioId, projectId }, created);
+  if (projectId) {
+    await linkParcelsToProject(tx, { orgId, portfolioId, projectId }, created);
+    const pairs = created.map((id) => ({
+      aKind: 'project' as const,
+      a: projectId,
+      bKind: 'parcel' as const,
+      b: id,
+    }));
+    await logLinks(tx, { orgId, portfolioId }, pairs, 'link', CLI_ACTOR);
+  }
   return created;
 }

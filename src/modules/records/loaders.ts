@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import type { DB, RecordKind } from '../../db/types.js';
+import { tracedBatch } from '../../observability/tracing.js';
 import type { RecordQuery } from './filter.js';
 import type { ListName } from './lists.js';
 import {
@@ -79,10 +80,12 @@ function groupedBatch<K, V>(
  */
 export function createRecordLoaders(db: Kysely<DB>, orgIds: readonly string[]) {
   const byId = (kind: RecordKind) =>
-    new DataLoader(async (ids: readonly string[]) => {
-      const rows = new Map((await recordsByIds(db, kind, ids, orgIds)).map((r) => [r.id, r]));
-      return ids.map((id) => rows.get(id));
-    });
+    new DataLoader(
+      tracedBatch('records.byId', async (ids: readonly string[]) => {
+        const rows = new Map((await recordsByIds(db, kind, ids, orgIds)).map((r) => [r.id, r]));
+        return ids.map((id) => rows.get(id));
+      }),
+    );
   const uncached = { cache: false } as const;
   return {
     record: { project: byId('project'), parcel: byId('parcel'), contact: byId('contact') } as Record<
@@ -90,30 +93,42 @@ export function createRecordLoaders(db: Kysely<DB>, orgIds: readonly string[]) {
       DataLoader<string, RecordModel | undefined>
     >,
     page: new DataLoader<PageRequest, PageRow[], string>(
-      groupedBatch(
-        (r) => `${queryGroup(r)}:${r.direction}`,
-        pageKey,
-        (group) => pagesFor(db, group),
+      tracedBatch(
+        'records.page',
+        groupedBatch(
+          (r) => `${queryGroup(r)}:${r.direction}`,
+          pageKey,
+          (group) => pagesFor(db, group),
+        ),
       ),
       uncached,
     ),
     /** totalCount of a list under a query. */
     count: new DataLoader<ListKey, number, string>(
-      groupedBatch(queryGroup, parentKey, (group) => countsFor(db, group[0].list, group, group[0].query)),
+      tracedBatch(
+        'records.count',
+        groupedBatch(queryGroup, parentKey, (group) => countsFor(db, group[0].list, group, group[0].query)),
+      ),
       uncached,
     ),
     /** Facet counts of one property of a list under a query. */
     facets: new DataLoader<FacetKey, FacetCount[], string>(
-      groupedBatch<FacetKey, FacetCount[]>(
-        (k) => `${queryGroup(k)}:${k.member}:${k.propertyId}`,
-        parentKey,
-        (group) => facetsFor(db, group[0].list, group, group[0].query, group[0].propertyId, group[0].member),
+      tracedBatch(
+        'records.facets',
+        groupedBatch<FacetKey, FacetCount[]>(
+          (k) => `${queryGroup(k)}:${k.member}:${k.propertyId}`,
+          parentKey,
+          (group) =>
+            facetsFor(db, group[0].list, group, group[0].query, group[0].propertyId, group[0].member),
+        ),
       ),
       uncached,
     ),
-    geometry: new DataLoader(async (ids: readonly string[]) => {
-      const m = await parcelGeometries(db, orgIds, ids);
-      return ids.map((id) => m.get(id) ?? null);
-    }),
+    geometry: new DataLoader(
+      tracedBatch('records.geometry', async (ids: readonly string[]) => {
+        const m = await parcelGeometries(db, orgIds, ids);
+        return ids.map((id) => m.get(id) ?? null);
+      }),
+    ),
   };
 }

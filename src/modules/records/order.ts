@@ -104,8 +104,8 @@ export function compileOrder(
  * every direction and nulls placement, deep cursors included: `_hi` holds the sentinel `'true'`
  * (ASC NULLS LAST, and DESC NULLS FIRST scanned backwards), `_lo` the sentinel `'null'` (ASC NULLS
  * FIRST, DESC NULLS LAST). Sort keys cannot be indexed generically per property id, so operators
- * add these for the properties their front-ends sort large portfolios by (README, "Filters,
- * sorting and search"). Types whose sort value depends on the schema (select: the option
+ * add these for the properties their front-ends sort large portfolios by (docs/cli.md, "Property
+ * schemas"). Types whose sort value depends on the schema (select: the option
  * position) get none: no index can follow it.
  */
 export function sortIndexSql(

@@ -2,6 +2,14 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
+import {
+  actorValues,
+  logColumns,
+  propertyDiff,
+  recordLocks,
+  wholeRecordChange,
+} from '../changes/repository.js';
+import type { Actor } from '../changes/types.js';
 import { PLAIN_QUERY, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
 import { RECORD_TABLE, RECORD_TYPENAME, type RecordModel, type StoredValue } from './types.js';
@@ -307,9 +315,10 @@ export async function parcelGeometries(db: Kysely<DB>, orgIds: readonly string[]
 }
 
 /**
- * Inserts one record; undefined when its portfolio does not exist (anymore). `created_at` and
- * `updated_at` come from one clock reading (the statement's start; the two column defaults, on
- * clock_timestamp(), could straddle a millisecond). A plain VALUES row: Citus routes it to one shard.
+ * Inserts one record and its change-log entry in one statement; undefined when its portfolio does
+ * not exist (anymore). `created_at` and `updated_at` come from one clock reading (the statement's
+ * start; the two column defaults, on clock_timestamp(), could straddle a millisecond), in a plain
+ * VALUES row: Citus routes it to one shard.
  */
 export async function insertRecord(
   db: Kysely<DB>,
@@ -317,13 +326,21 @@ export async function insertRecord(
   orgId: string,
   portfolioId: string,
   properties: Record<string, StoredValue>,
+  actor: Actor,
 ): Promise<RecordModel | undefined> {
   try {
     const { rows } = await sql<RecordRow>`
-      insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
-      values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
-        date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
-      returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
+      with ins as (
+        insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
+        values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
+          date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
+        returning *
+      ), log as (
+        insert into change_log (${logColumns})
+        select ins.org_id, ins.portfolio_id, ${kind}, ins.id, 'create', null, ${wholeRecordChange(sql`ins.properties`, 'after')}, ${actorValues(actor)}
+        from ins where ins.org_id = ${orgId}
+      )
+      select ${recordColumns(kind, 'ins')} from ins`.execute(db);
     return toRecord(kind, rows[0]);
   } catch (err) {
     if (isForeignKeyViolation(err)) return undefined;
@@ -331,9 +348,15 @@ export async function insertRecord(
   }
 }
 
+/** Why an update did not happen: the record is gone, or (with an expected version) it changed. */
+export type UpdateOutcome = { record: RecordModel } | { missing: true } | { conflict: true };
+
 /**
- * A partial update in one statement: a jsonb merge of the set values and removal of the cleared
- * keys, so concurrent updates of different properties all survive. `updated_at` strictly increases.
+ * A partial update and its change-log entry in one statement: a jsonb merge of the set values and
+ * removal of the cleared keys, so concurrent updates of different properties all survive.
+ * `updated_at` strictly increases. The row is locked first and its properties as locked are the
+ * entry's "before", so concurrent updates log a chain where each one's before is the last one's
+ * after. With `expectedUpdatedAt`, the update happens only if the record still has that version.
  * The time comes from this process, and the millisecond is added in UTC: Citus refuses a volatile
  * function in an UPDATE, and a stable one (timestamptz + interval) beside a column. The floor of one
  * millisecond past the old value keeps it increasing whatever the clocks say.
@@ -344,29 +367,57 @@ export async function updateRecord(
   key: { orgId: string; portfolioId: string; id: string },
   set: Record<string, StoredValue>,
   clear: string[],
-): Promise<RecordModel | undefined> {
+  actor: Actor,
+  expectedUpdatedAt?: Date,
+): Promise<UpdateOutcome> {
   const t = sql.table(RECORD_TABLE[kind]);
-  const { rows } = await sql<RecordRow>`
-    update ${t} set
-      properties = (properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
-      updated_at = greatest(${new Date().toISOString()}::timestamptz,
-        ((updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
-    where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}
-    returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
-  return rows[0] && toRecord(kind, rows[0]);
+  const version = expectedUpdatedAt
+    ? sql`and r.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
+    : sql``;
+  const keys = [...Object.keys(set), ...clear];
+  const { rows } = await sql<RecordRow & { matched: boolean }>`
+    with lk as (${recordLocks(key.orgId, [key.id])}), old as (
+      select r.org_id, r.id, r.properties from ${t} r, lk
+      where r.org_id = ${key.orgId} and r.portfolio_id = ${key.portfolioId} and r.id = ${key.id} ${version} and lk.ok
+      for update of r
+    ), upd as (
+      update ${t} r set
+        properties = (r.properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
+        updated_at = greatest(${new Date().toISOString()}::timestamptz,
+          ((r.updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
+      from old where r.org_id = old.org_id and r.id = old.id
+      returning r.*, old.properties as old_properties
+    ), log as (
+      insert into change_log (${logColumns})
+      select upd.org_id, upd.portfolio_id, ${kind}, upd.id, 'update', null,
+        ${propertyDiff(sql`upd.old_properties`, sql`upd.properties`, keys)}, ${actorValues(actor)}
+      from upd where upd.org_id = ${key.orgId}
+    )
+    select ${recordColumns(kind, 'upd')}, true as matched from upd`.execute(db);
+  if (rows[0]) return { record: toRecord(kind, rows[0]) };
+  if (!expectedUpdatedAt) return { missing: true };
+  const still = await recordInPortfolio(db, kind, key);
+  return still ? { conflict: true } : { missing: true };
 }
 
-/** Deletes a record; its link rows go with it (ON DELETE CASCADE), linked records stay. */
+/** Deletes a record and logs it (with its values as "before"); its link rows go with it (ON DELETE CASCADE). */
 export async function deleteRecord(
   db: Kysely<DB>,
   kind: RecordKind,
   key: { orgId: string; portfolioId: string; id: string },
+  actor: Actor,
 ): Promise<boolean> {
   const { rows } = await sql<{ id: string }>`
-    delete from ${sql.table(RECORD_TABLE[kind])}
-    where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id} returning id`.execute(
-    db,
-  );
+    with lk as (${recordLocks(key.orgId, [key.id])}), del as (
+      delete from ${sql.table(RECORD_TABLE[kind])} r using lk
+      where r.org_id = ${key.orgId} and r.portfolio_id = ${key.portfolioId} and r.id = ${key.id} and lk.ok
+      returning r.org_id, r.portfolio_id, r.id, r.properties
+    ), log as (
+      insert into change_log (${logColumns})
+      select del.org_id, del.portfolio_id, ${kind}, del.id, 'delete', null, ${wholeRecordChange(sql`del.properties`, 'before')}, ${actorValues(actor)}
+      from del where del.org_id = ${key.orgId}
+    )
+    select id from del`.execute(db);
   return rows.length > 0;
 }
 

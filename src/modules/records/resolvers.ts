@@ -35,6 +35,20 @@ const connection = {
   facets: (c: ConnectionModel, a: { propertyId: string }) => c.facets?.(a.propertyId) ?? [],
 };
 
+/** An update's payload parts: a conflict is a CONFLICT user error beside the record as it is now. */
+const updated = ({ record, conflict }: service.UpdateResult) => ({
+  record,
+  userErrors: conflict
+    ? [
+        {
+          code: 'CONFLICT' as const,
+          message: `The ${record.kind} changed after expectedUpdatedAt (it is now ${record.updatedAt.toISOString()}); nothing was written. The payload holds it as it is now.`,
+          path: ['input', 'expectedUpdatedAt'],
+        },
+      ]
+    : [],
+});
+
 const byId =
   (kind: RecordKind) =>
   async (_p: unknown, { id }: { id: string }, ctx: Context) =>
@@ -95,24 +109,29 @@ export const recordResolvers: Resolvers = {
   Mutation: {
     createProject: async (_p, { input }, ctx) => ({
       project: await service.createRecord(ctx, 'project', input),
+      userErrors: [],
     }),
-    updateProject: async (_p, { input }, ctx) => ({
-      project: await service.updateRecord(ctx, 'project', input),
-    }),
+    updateProject: async (_p, { input }, ctx) => {
+      const { record, userErrors } = updated(await service.updateRecord(ctx, 'project', input));
+      return { project: record, userErrors };
+    },
     deleteProject: async (_p, { input }, ctx) => ({
       deletedId: await service.deleteRecord(ctx, 'project', input),
     }),
     createContact: async (_p, { input }, ctx) => ({
       contact: await service.createRecord(ctx, 'contact', input),
+      userErrors: [],
     }),
-    updateContact: async (_p, { input }, ctx) => ({
-      contact: await service.updateRecord(ctx, 'contact', input),
-    }),
+    updateContact: async (_p, { input }, ctx) => {
+      const { record, userErrors } = updated(await service.updateRecord(ctx, 'contact', input));
+      return { contact: record, userErrors };
+    },
     deleteContact: async (_p, { input }, ctx) => ({
       deletedId: await service.deleteRecord(ctx, 'contact', input),
     }),
-    updateParcel: async (_p, { input }, ctx) => ({
-      parcel: await service.updateRecord(ctx, 'parcel', input),
-    }),
+    updateParcel: async (_p, { input }, ctx) => {
+      const { record, userErrors } = updated(await service.updateRecord(ctx, 'parcel', input));
+      return { parcel: record, userErrors };
+    },
   },
 };

@@ -2,6 +2,8 @@ import type { Context } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { RecordKind } from '../../db/types.js';
 import { forbidden, notFound } from '../../errors.js';
+import { ringChanges } from '../changes/bell.js';
+import { actorOf } from '../changes/service.js';
 import * as repo from './repository.js';
 import { RECORD_TYPENAME, type RecordModel } from './types.js';
 import { checkProperties, validationFailed } from './validate.js';
@@ -101,26 +103,42 @@ export async function createRecord(
   assertCanWrite(ctx, input.orgId, `create ${kind}s`);
   const { set } = await changesFor(ctx, kind, input.orgId, input.properties, 'create');
   const created = await inTransaction(ctx.db, (tx) =>
-    repo.insertRecord(tx, kind, input.orgId, input.portfolioId, set),
+    repo.insertRecord(tx, kind, input.orgId, input.portfolioId, set, actorOf(ctx)),
   );
   // The portfolio was deleted meanwhile (the insert's foreign key).
   if (!created) throw notFound('Portfolio');
+  ringChanges(ctx.db, input.orgId);
   return created;
+}
+
+/** An update's result: the record as stored, or (conflict) as it is now, unchanged by this write. */
+export interface UpdateResult {
+  record: RecordModel;
+  conflict: boolean;
 }
 
 export async function updateRecord(
   ctx: Context,
   kind: RecordKind,
-  input: { id: string; properties: unknown } & Scope,
-): Promise<RecordModel> {
+  input: { id: string; properties: unknown; expectedUpdatedAt?: Date | null } & Scope,
+): Promise<UpdateResult> {
   const current = await requireRecord(ctx, kind, input.id, input);
   assertCanWrite(ctx, current.orgId, `update ${kind}s`);
   const { set, clear } = await changesFor(ctx, kind, current.orgId, input.properties, 'update');
-  const updated = await inTransaction(ctx.db, (tx) => repo.updateRecord(tx, kind, current, set, clear));
+  const expected = input.expectedUpdatedAt ?? undefined;
+  const out = await inTransaction(ctx.db, (tx) =>
+    repo.updateRecord(tx, kind, current, set, clear, actorOf(ctx), expected),
+  );
   // Deleted between the read and the write: it no longer exists.
-  if (!updated) throw notFound(RECORD_TYPENAME[kind]);
-  ctx.loaders.record[kind].clear(updated.id).prime(updated.id, updated);
-  return updated;
+  if ('missing' in out) throw notFound(RECORD_TYPENAME[kind]);
+  ctx.loaders.record[kind].clear(current.id);
+  if ('record' in out) ringChanges(ctx.db, current.orgId);
+  if ('conflict' in out) {
+    const now = await requireRecord(ctx, kind, current.id);
+    return { record: now, conflict: true };
+  }
+  ctx.loaders.record[kind].prime(out.record.id, out.record);
+  return { record: out.record, conflict: false };
 }
 
 export async function deleteRecord(
@@ -130,8 +148,9 @@ export async function deleteRecord(
 ): Promise<string> {
   const current = await requireRecord(ctx, kind, input.id, input);
   assertCanWrite(ctx, current.orgId, `delete ${kind}s`);
-  if (!(await inTransaction(ctx.db, (tx) => repo.deleteRecord(tx, kind, current))))
+  if (!(await inTransaction(ctx.db, (tx) => repo.deleteRecord(tx, kind, current, actorOf(ctx)))))
     throw notFound(RECORD_TYPENAME[kind]);
+  ringChanges(ctx.db, current.orgId);
   ctx.loaders.record[kind].clear(current.id);
   return current.id;
 }

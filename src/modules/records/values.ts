@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
+import { visibleOrgUsers } from '../org/service.js';
 import type { UserModel } from '../org/types.js';
 import { namesUsers, type StoredValue, shapeOf } from '../properties/registry.js';
 import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
@@ -22,8 +23,9 @@ export function recordValues(ctx: Context, r: RecordModel): ValueModel[] | Promi
 }
 
 /**
- * The users a people value names, among the users of the record's organization (members and
- * guests): someone who left the org is no longer shown, as GET /users/v1 no longer lists them.
+ * The users a people value names, among the users of the record's organization the caller may
+ * see (org/service.ts visibleOrgUsers): someone who left the org, or a guest out of the caller's
+ * sight, is not shown, as the caller's GET /users/v1 does not list them.
  * One statement per organization, whatever the number of values.
  */
 export function peopleOf(ctx: Context, orgId: string, uids: string[]) {
@@ -82,7 +84,7 @@ export const userMap = (ctx: Context, orgId: string) =>
   memoized(
     ctx,
     `users:${orgId}`,
-    async () => new Map((await ctx.loaders.orgUsers.load(orgId)).map((u) => [u.id, u])),
+    async () => new Map((await visibleOrgUsers(ctx, orgId)).map((u) => [u.id, u])),
   );
 
 export const schemaOf = (ctx: Context, orgId: string, kind: RecordKind) =>

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import { orgCacheFor } from '../../db/org-cache.js';
 import type { DB, RecordKind } from '../../db/types.js';
+import { tracedBatch } from '../../observability/tracing.js';
 import { schemasByKeys } from './repository.js';
 import type { PropertySchemaModel } from './types.js';
 
@@ -17,7 +18,7 @@ export function createSchemaLoaders(
   const cache = orgCacheFor(primary);
   return {
     schema: new DataLoader(
-      async (keys: readonly { orgId: string; kind: RecordKind }[]) => {
+      tracedBatch('schema.schema', async (keys: readonly { orgId: string; kind: RecordKind }[]) => {
         const out = keys.map((k) =>
           cache.peek<PropertySchemaModel>(k.orgId, versions.get(k.orgId), `schema:${k.kind}`),
         );
@@ -31,7 +32,7 @@ export function createSchemaLoaders(
           });
         }
         return out as PropertySchemaModel[];
-      },
+      }),
       { cacheKeyFn: (k) => `${k.orgId}\0${k.kind}` },
     ),
   };

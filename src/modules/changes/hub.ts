@@ -1,0 +1,271 @@
+import type { Kysely } from 'kysely';
+import type { Listen } from '../../db/database.js';
+import type { DB } from '../../db/types.js';
+import { AppError } from '../../errors.js';
+import { findViewerByHash } from '../auth/repository.js';
+import type { Viewer } from '../auth/viewer.js';
+import { CHANGES_CHANNEL } from './bell.js';
+import { feedHead, feedPage, type LogPosition } from './repository.js';
+import type { ChangeModel } from './types.js';
+
+/** Bounds of live subscriptions (SECURITY.md lists them). */
+export interface HubLimits {
+  perKey: number;
+  perProcess: number;
+  /** Events queued for one socket before it is closed as a slow consumer. */
+  queuePerSocket: number;
+}
+
+export const DEFAULT_HUB_LIMITS: HubLimits = { perKey: 100, perProcess: 10_000, queuePerSocket: 1_000 };
+
+/** Close codes a subscriber's socket may get. */
+export const CLOSE = { SLOW_CONSUMER: 4420, KEY_REVOKED: 4403 } as const;
+
+/** What a socket tells the hub about itself: its key (by hash) and how to close it. */
+export interface Connection {
+  keyHash: string;
+  /** Events queued on this socket, across its subscriptions. */
+  queued: number;
+  close(code: number, reason: string): void;
+}
+
+interface Subscriber {
+  conn: Connection;
+  orgId: string;
+  portfolioId: string;
+  accepts(c: ChangeModel): boolean;
+  push(c: ChangeModel): void;
+  fail(err: AppError): void;
+}
+
+/** One portfolio followed by this process: its position in the log and its subscribers. */
+interface Tail {
+  orgId: string;
+  portfolioId: string;
+  position: LogPosition;
+  subs: Set<Subscriber>;
+  reading: boolean;
+  again: boolean;
+  /** Settles once the starting position (the feed's head) is known. */
+  ready: Promise<void>;
+}
+
+/**
+ * The process's live subscriptions. Events come from the change log, never from the writers:
+ * each followed portfolio keeps its position in the log and reads what follows it (the sync feed's
+ * query, so nothing is missed or repeated) when the doorbell rings (LISTEN sdg_changes, which every
+ * process's writes ring), shortly after it rings (for entries still held back behind a running
+ * transaction), and once a second in any case (a lost ring, a reconnect, another tool's write).
+ * Before each batch, every subscriber's key is looked up again, so a revoked key, or a role or
+ * guest grant taken away, stops delivery from the next event on.
+ */
+export class ChangeHub {
+  private readonly tails = new Map<string, Tail>();
+  private readonly perKey = new Map<string, number>();
+  private total = 0;
+  private unlisten?: () => Promise<void>;
+  private poller?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly listen: Listen,
+    readonly limits: HubLimits = DEFAULT_HUB_LIMITS,
+    private readonly pollMs = 1_000,
+  ) {}
+
+  private async start() {
+    if (this.poller) return;
+    this.poller = setInterval(() => this.readAll(), this.pollMs).unref();
+    this.unlisten = await this.listen(
+      CHANGES_CHANNEL,
+      (orgId) => this.ring(orgId),
+      () => this.readAll(),
+    );
+  }
+
+  /** Live subscriptions in this process. */
+  get size(): number {
+    return this.total;
+  }
+
+  async stop(): Promise<void> {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = undefined;
+    await this.unlisten?.();
+  }
+
+  private ring(orgId: string) {
+    for (const t of this.tails.values()) {
+      if (t.orgId !== orgId) continue;
+      void this.read(t);
+      // Entries of transactions that were still running behind the horizon come a moment later.
+      setTimeout(() => void this.read(t), 50).unref();
+    }
+  }
+
+  private readAll() {
+    for (const t of this.tails.values()) void this.read(t);
+  }
+
+  /** Registers a subscriber; refuses beyond the per-key and per-process bounds. */
+  async subscribe(
+    conn: Connection,
+    orgId: string,
+    portfolioId: string,
+    accepts: (c: ChangeModel) => boolean,
+  ): Promise<AsyncIterableIterator<ChangeModel>> {
+    const mine = this.perKey.get(conn.keyHash) ?? 0;
+    if (mine >= this.limits.perKey)
+      throw new AppError(
+        'RATE_LIMITED',
+        `This API key has ${mine} live subscriptions, the most one key may hold; end some first.`,
+      );
+    if (this.total >= this.limits.perProcess)
+      throw new AppError(
+        'OVERLOADED',
+        'This server holds as many live subscriptions as it may; retry later.',
+      );
+    // Counted, and the tail registered, before the first await: concurrent subscribes see each other.
+    this.perKey.set(conn.keyHash, mine + 1);
+    this.total++;
+    const key = `${orgId}\0${portfolioId}`;
+    let tail = this.tails.get(key);
+    if (!tail) {
+      const fresh: Tail = {
+        orgId,
+        portfolioId,
+        position: { tx: '0', seq: '0' },
+        subs: new Set(),
+        reading: false,
+        again: false,
+        ready: Promise.resolve(),
+      };
+      fresh.ready = feedHead(this.db).then((p) => {
+        fresh.position = p;
+      });
+      tail = fresh;
+      this.tails.set(key, tail);
+    }
+    const queue: ChangeModel[] = [];
+    let pending:
+      | { resolve: (r: IteratorResult<ChangeModel>) => void; reject: (e: unknown) => void }
+      | undefined;
+    let done = false;
+    let failure: AppError | undefined;
+    const t = tail;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      conn.queued -= queue.length;
+      queue.length = 0;
+      t.subs.delete(sub);
+      if (!t.subs.size) this.tails.delete(key);
+      this.perKey.set(conn.keyHash, (this.perKey.get(conn.keyHash) ?? 1) - 1);
+      this.total--;
+    };
+    const sub: Subscriber = {
+      conn,
+      orgId,
+      portfolioId,
+      accepts,
+      push: (c) => {
+        if (done) return;
+        if (pending) {
+          const p = pending;
+          pending = undefined;
+          p.resolve({ value: c, done: false });
+          return;
+        }
+        queue.push(c);
+        conn.queued++;
+        if (conn.queued > this.limits.queuePerSocket)
+          conn.close(
+            CLOSE.SLOW_CONSUMER,
+            `Slow consumer: more than ${this.limits.queuePerSocket} events queued`,
+          );
+      },
+      // Access was lost: the pending (or next) next() rejects, and graphql-ws sends the error and ends it.
+      fail: (err) => {
+        failure = err;
+        finish();
+        if (pending) {
+          const p = pending;
+          pending = undefined;
+          p.reject(err);
+        }
+      },
+    };
+    tail.subs.add(sub);
+    try {
+      await Promise.all([this.start(), tail.ready]);
+    } catch (err) {
+      finish();
+      throw err;
+    }
+    const iterator: AsyncIterableIterator<ChangeModel> = {
+      next: () => {
+        if (failure) return Promise.reject(failure);
+        if (queue.length) {
+          conn.queued--;
+          return Promise.resolve({ value: queue.shift()!, done: false });
+        }
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve, reject) => {
+          pending = { resolve, reject };
+        });
+      },
+      return: () => {
+        finish();
+        pending?.resolve({ value: undefined, done: true });
+        pending = undefined;
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    return iterator;
+  }
+
+  /** Reads what follows a tail's position and hands it to its subscribers, one read at a time. */
+  private async read(t: Tail): Promise<void> {
+    if (t.reading) {
+      t.again = true;
+      return;
+    }
+    t.reading = true;
+    try {
+      await t.ready;
+      do {
+        t.again = false;
+        const batch = await feedPage(this.db, t.orgId, t.portfolioId, 500, t.position);
+        if (!batch.length) break;
+        t.position = { tx: batch.at(-1)!.tx, seq: batch.at(-1)!.seq };
+        await this.deliver(t, batch);
+        if (batch.length === 500) t.again = true;
+      } while (t.again && t.subs.size);
+    } catch {
+      // The next ring or poll tries again from the same position.
+    } finally {
+      t.reading = false;
+    }
+  }
+
+  private async deliver(t: Tail, batch: ChangeModel[]) {
+    const viewers = new Map<string, Promise<Viewer | null>>();
+    for (const sub of [...t.subs]) {
+      const hash = sub.conn.keyHash;
+      if (!viewers.has(hash)) viewers.set(hash, findViewerByHash(this.db, hash));
+      const viewer = await viewers.get(hash)!;
+      if (!viewer) {
+        sub.conn.close(CLOSE.KEY_REVOKED, 'The API key was revoked');
+        continue;
+      }
+      if (!viewer.canReadPortfolio(sub.orgId, sub.portfolioId)) {
+        sub.fail(new AppError('NOT_FOUND', 'Portfolio was not found, or your API key has no access to it.'));
+        continue;
+      }
+      for (const c of batch) if (sub.accepts(c)) sub.push(c);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DB } from '../../db/types.js';
+import { pruneOlderThan } from './repository.js';
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Deletes change-log entries older than `days`, a minute after start and then hourly; `days` 0
+ * keeps everything. Every replica runs it; the deletes are idempotent, so replicas need no
+ * coordination. A failed run is logged and retried at the next.
+ */
+export function startRetention(db: Kysely<DB>, days: number, log: Pick<Logger, 'info' | 'warn'>) {
+  if (days <= 0) return { stop: () => {} };
+  const run = async () => {
+    try {
+      const n = await pruneOlderThan(db, days);
+      if (n) log.info({ deleted: n, days }, 'change log: old entries deleted');
+    } catch (err) {
+      log.warn({ err }, 'change log: retention run failed; retrying in an hour');
+    }
+  };
+  const first = setTimeout(run, 60_000).unref();
+  const every = setInterval(run, HOUR_MS).unref();
+  return {
+    stop: () => {
+      clearTimeout(first);
+      clearInterval(every);
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import type { Context } from '../../context.js';
+import type { RecordKind } from '../../db/types.js';
+import { AppError, notFound } from '../../errors.js';
+import { typeOfId } from '../../ids.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../pagination/connection.js';
+import type { PortfolioModel } from '../org/types.js';
+import { findRecord } from '../records/service.js';
+import type { RecordModel } from '../records/types.js';
+import * as repo from './repository.js';
+import type { Actor, ChangeConnectionModel, ChangeModel } from './types.js';
+
+/** Who the request acts as, for the change log. */
+export const actorOf = (ctx: Context): Actor => ({
+  userId: ctx.viewer.userId,
+  keyId: ctx.viewer.keyId,
+  source: 'api',
+});
+
+const historyScope = (recordId: string) => `history:${recordId}`;
+const feedScope = (portfolioId: string) => `changes:${portfolioId}`;
+
+function size(first: number | null | undefined): number {
+  if (first == null) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE)
+    throw new AppError('VALIDATION_FAILED', 'Invalid paging arguments.', [
+      { field: 'first', reason: `must be an integer from 0 to ${MAX_PAGE_SIZE}` },
+    ]);
+  return first;
+}
+
+function position(ctx: Context, scope: string, cursor: string | null | undefined) {
+  if (cursor == null) return undefined;
+  const [tx, seq] = ctx.cursors.decode(scope, cursor, 2) as string[];
+  if (!/^\d{1,20}$/.test(String(tx)) || !/^\d{1,20}$/.test(String(seq)))
+    throw new AppError('INVALID_CURSOR', 'The cursor is malformed.');
+  return { tx: String(tx), seq: String(seq) };
+}
+
+function connection(
+  ctx: Context,
+  scope: string,
+  rows: ChangeModel[],
+  n: number,
+  after: string | null | undefined,
+): ChangeConnectionModel {
+  const edges = rows.slice(0, n).map((c) => ({ cursor: ctx.cursors.encode(scope, [c.tx, c.seq]), node: c }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rows.length > n,
+      hasPreviousPage: false,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? after ?? null,
+    },
+  };
+}
+
+/** A record's history, newest first. The record itself was reached through access checks. */
+export async function recordHistory(
+  ctx: Context,
+  r: RecordModel,
+  args: { first?: number | null; after?: string | null },
+): Promise<ChangeConnectionModel> {
+  const n = size(args.first);
+  const scope = historyScope(r.id);
+  const before = position(ctx, scope, args.after);
+  const rows = n ? await repo.historyPage(ctx.db, r.orgId, r.id, n + 1, before) : [];
+  return connection(ctx, scope, rows, n, args.after);
+}
+
+/** A portfolio's sync feed after a cursor (see repository.feedPage for why it has no gaps). */
+export async function portfolioChanges(
+  ctx: Context,
+  p: PortfolioModel,
+  args: { first?: number | null; after?: string | null },
+): Promise<ChangeConnectionModel> {
+  const n = size(args.first);
+  const scope = feedScope(p.id);
+  const after = position(ctx, scope, args.after);
+  const rows = n ? await repo.feedPage(ctx.db, p.orgId, p.id, n + 1, after) : [];
+  return connection(ctx, scope, rows, n, args.after);
+}
+
+export async function changesCursor(ctx: Context, p: PortfolioModel): Promise<string> {
+  const head = await repo.feedHead(ctx.db);
+  return ctx.cursors.encode(feedScope(p.id), [head.tx, head.seq]);
+}
+
+const SUBSCRIBE_OVER_WS = () =>
+  new AppError(
+    'BAD_REQUEST',
+    'Subscriptions run over WebSocket (graphql-ws) on /graphql, not over HTTP POST.',
+  );
+
+/** The organization of a portfolio the caller can read, found among the caller's organizations. */
+async function readablePortfolio(ctx: Context, portfolioId: string) {
+  const found = await Promise.all(
+    ctx.viewer.orgIds.map((orgId) => ctx.loaders.portfolio.load({ orgId, id: portfolioId })),
+  );
+  const p = found.find((x) => x && ctx.viewer.canReadPortfolio(x.orgId, x.id));
+  if (!p) throw notFound('Portfolio');
+  return p;
+}
+
+export async function subscribePortfolio(
+  ctx: Context,
+  portfolioId: string,
+  kinds?: readonly RecordKind[] | null,
+) {
+  if (!ctx.changes || !ctx.connection) throw SUBSCRIBE_OVER_WS();
+  const p = await readablePortfolio(ctx, portfolioId);
+  const wanted = kinds?.length ? new Set(kinds) : undefined;
+  return ctx.changes.subscribe(ctx.connection, p.orgId, p.id, (c) =>
+    wanted ? c.op !== 'schema' && wanted.has(c.recordKind) : true,
+  );
+}
+
+const KIND_OF: Partial<Record<string, RecordKind>> = {
+  Project: 'project',
+  Parcel: 'parcel',
+  Contact: 'contact',
+};
+
+export async function subscribeRecord(ctx: Context, id: string) {
+  if (!ctx.changes || !ctx.connection) throw SUBSCRIBE_OVER_WS();
+  const kind = KIND_OF[typeOfId(id) ?? ''];
+  const r = kind && (await findRecord(ctx, kind, id));
+  if (!r) throw notFound('Record');
+  return ctx.changes.subscribe(ctx.connection, r.orgId, r.portfolioId, (c) => c.recordId === id);
+}
