@@ -20,9 +20,9 @@ import {
   type RateLimitStore,
   trustedProxies,
 } from './http/rate-limit.js';
+import { ChangeHub, DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/hub.js';
 import { installObservability } from './observability/http.js';
 import { Metrics } from './observability/metrics.js';
-import { ChangeHub, DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/hub.js';
 import { OPENAPI_PUBLIC_PATHS, registerOpenApi } from './openapi/routes.js';
 import { CursorCodec } from './pagination/cursor.js';
 import { registerRest } from './rest/adapter.js';

@@ -6,10 +6,10 @@ import { migrateToLatest } from './db/migrate.js';
 import { limitsFromEnv } from './graphql/limits.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { loggerOptions } from './logger.js';
+import { startRetention } from './modules/changes/retention.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startTracingFromEnv } from './observability/otel.js';
-import { startRetention } from './modules/changes/retention.js';
 import { seedDemo } from './seed/demo.js';
 
 /** Starts the gateway: database, migrations, demo data on an empty database, then listen. */
