@@ -62,3 +62,24 @@ export async function distribute(db: Kysely<any>, plan: Distribution): Promise<v
     );
   }
 }
+
+/**
+ * Whether the server database is a Citus coordinator, for the writers that need a form Citus
+ * routes (see writesOnCitus). Set by createDatabase for each server database; a failed check counts
+ * as plain Postgres.
+ */
+let citusDetected: Promise<boolean> = Promise.resolve(false);
+
+export function noteServerDatabase(check: () => Promise<boolean>): void {
+  const before = citusDetected;
+  const mine = check().catch(() => false);
+  citusDetected = Promise.all([before, mine]).then(([a, b]) => a || b);
+}
+
+/**
+ * True on Citus. There a write and its change-log entry cannot share one statement: an
+ * INSERT … SELECT inside a CTE, and a CTE that reads no distributed table (the advisory locks), are
+ * planned as coordinator subplans, and the UPDATE joined to them ran on every shard. So on Citus
+ * the lock, the write and the entry are three statements of one transaction, each one task.
+ */
+export const writesOnCitus = (): Promise<boolean> => citusDetected;

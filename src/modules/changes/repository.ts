@@ -31,6 +31,56 @@ export async function lockRecords(db: Kysely<DB>, orgId: string, ids: string[]):
   await recordLocks(orgId, ids).execute(db);
 }
 
+/** One entry as constants, for a writer that logs by a statement of its own (on Citus). */
+export interface LogEntry {
+  orgId: string;
+  portfolioId: string | null;
+  kind: RecordKind;
+  recordId: string;
+  op: ChangeOp;
+  relatedId: string | null;
+  changes: Record<string, { before: unknown; after: unknown }>;
+}
+
+/**
+ * Entries as one multi-row `INSERT … VALUES` of constants: Citus routes it to the org's shard as one
+ * task, where an INSERT … SELECT (or a subquery in VALUES) would go through the coordinator.
+ */
+export async function insertEntries(db: Kysely<DB>, entries: LogEntry[], actor: Actor): Promise<void> {
+  if (!entries.length) return;
+  const rows = entries.map(
+    (e) =>
+      sql`(${e.orgId}::text, ${e.portfolioId}::text, ${e.kind}::text, ${e.recordId}::text, ${e.op}::text, ${e.relatedId}::text, ${JSON.stringify(e.changes)}::jsonb, ${actorValues(actor)})`,
+  );
+  await sql`insert into change_log (${logColumns}) values ${sql.join(rows)}`.execute(db);
+}
+
+/** Sorted-key JSON, so two jsonb values compare equal exactly when the database would say so. */
+const canonical = (v: unknown): string =>
+  v === null || typeof v !== 'object'
+    ? JSON.stringify(v)
+    : Array.isArray(v)
+      ? `[${v.map(canonical).join(',')}]`
+      : `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`;
+
+/** `propertyDiff` / `wholeRecordChange` computed in the process (missing counts as null, as `->` gives). */
+export function diffProperties(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+  keys?: string[],
+): Record<string, { before: unknown; after: unknown }> {
+  const out: Record<string, { before: unknown; after: unknown }> = {};
+  for (const k of keys ?? Object.keys(before ?? after ?? {})) {
+    const b = before?.[k] ?? null;
+    const a = after?.[k] ?? null;
+    if (canonical(b) !== canonical(a)) out[k] = { before: b, after: a };
+  }
+  return out;
+}
+
 /** jsonb of `{ propertyId: { before, after } }` from one properties map (create: after; delete: before). */
 export const wholeRecordChange = (props: RawBuilder<unknown>, side: 'before' | 'after') =>
   sql`(select coalesce(jsonb_object_agg(e.key, jsonb_build_object('before', ${side === 'before' ? sql`e.value` : sql`null::jsonb`}, 'after', ${side === 'after' ? sql`e.value` : sql`null::jsonb`})), '{}'::jsonb) from jsonb_each(${props}) e)`;

@@ -1,9 +1,13 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { writesOnCitus } from '../../db/citus.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
 import {
   actorValues,
+  diffProperties,
+  insertEntries,
+  lockRecords,
   logColumns,
   propertyDiff,
   recordLocks,
@@ -329,6 +333,30 @@ export async function insertRecord(
   actor: Actor,
 ): Promise<RecordModel | undefined> {
   try {
+    if (await writesOnCitus()) {
+      const { rows } = await sql<RecordRow>`
+        insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
+        values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
+          date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
+        returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
+      const r = rows[0];
+      await insertEntries(
+        db,
+        [
+          {
+            orgId,
+            portfolioId,
+            kind,
+            recordId: r.id,
+            op: 'create',
+            relatedId: null,
+            changes: diffProperties(null, r.properties),
+          },
+        ],
+        actor,
+      );
+      return toRecord(kind, r);
+    }
     const { rows } = await sql<RecordRow>`
       with ins as (
         insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
@@ -375,6 +403,7 @@ export async function updateRecord(
     ? sql`and r.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
     : sql``;
   const keys = [...Object.keys(set), ...clear];
+  if (await writesOnCitus()) return updateOnCitus(db, kind, key, set, clear, actor, keys, expectedUpdatedAt);
   const { rows } = await sql<RecordRow & { matched: boolean }>`
     with lk as (${recordLocks(key.orgId, [key.id])}), old as (
       select r.org_id, r.id, r.properties from ${t} r, lk
@@ -400,6 +429,61 @@ export async function updateRecord(
   return still ? { conflict: true } : { missing: true };
 }
 
+/**
+ * updateRecord on Citus, as three single-task statements of the caller's transaction: the record's
+ * advisory lock (before the transaction has an id, as recordLocks explains), the update joined to
+ * the locked row as it was (its properties are the entry's "before"), and the entry.
+ */
+async function updateOnCitus(
+  db: Kysely<DB>,
+  kind: RecordKind,
+  key: { orgId: string; portfolioId: string; id: string },
+  set: Record<string, StoredValue>,
+  clear: string[],
+  actor: Actor,
+  keys: string[],
+  expectedUpdatedAt?: Date,
+): Promise<UpdateOutcome> {
+  const t = sql.table(RECORD_TABLE[kind]);
+  const version = expectedUpdatedAt
+    ? sql`and o.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
+    : sql``;
+  await lockRecords(db, key.orgId, [key.id]);
+  const { rows } = await sql<RecordRow & { old_properties: Record<string, unknown> }>`
+    update ${t} r set
+      properties = (r.properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
+      updated_at = greatest(${new Date().toISOString()}::timestamptz,
+        ((r.updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
+    from (select o.id, o.properties from ${t} o
+      where o.org_id = ${key.orgId} and o.portfolio_id = ${key.portfolioId} and o.id = ${key.id} ${version}
+      for update) old
+    where r.org_id = ${key.orgId} and r.id = old.id
+    returning ${recordColumns(kind, 'r')}, old.properties as old_properties`.execute(db);
+  const r = rows[0];
+  if (r) {
+    const changes = diffProperties(r.old_properties, r.properties as Record<string, unknown>, keys);
+    await insertEntries(
+      db,
+      [
+        {
+          orgId: key.orgId,
+          portfolioId: r.portfolio_id,
+          kind,
+          recordId: r.id,
+          op: 'update',
+          relatedId: null,
+          changes,
+        },
+      ],
+      actor,
+    );
+    return { record: toRecord(kind, r) };
+  }
+  if (!expectedUpdatedAt) return { missing: true };
+  const still = await recordInPortfolio(db, kind, key);
+  return still ? { conflict: true } : { missing: true };
+}
+
 /** Deletes a record and logs it (with its values as "before"); its link rows go with it (ON DELETE CASCADE). */
 export async function deleteRecord(
   db: Kysely<DB>,
@@ -407,6 +491,32 @@ export async function deleteRecord(
   key: { orgId: string; portfolioId: string; id: string },
   actor: Actor,
 ): Promise<boolean> {
+  if (await writesOnCitus()) {
+    await lockRecords(db, key.orgId, [key.id]);
+    const { rows } = await sql<{ portfolio_id: string; id: string; properties: Record<string, unknown> }>`
+      delete from ${sql.table(RECORD_TABLE[kind])}
+      where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}
+      returning portfolio_id, id, properties`.execute(db);
+    const r = rows[0];
+    if (!r) return false;
+    const changes = diffProperties(r.properties, null);
+    await insertEntries(
+      db,
+      [
+        {
+          orgId: key.orgId,
+          portfolioId: r.portfolio_id,
+          kind,
+          recordId: r.id,
+          op: 'delete',
+          relatedId: null,
+          changes,
+        },
+      ],
+      actor,
+    );
+    return true;
+  }
   const { rows } = await sql<{ id: string }>`
     with lk as (${recordLocks(key.orgId, [key.id])}), del as (
       delete from ${sql.table(RECORD_TABLE[kind])} r using lk
