@@ -69,10 +69,15 @@ export async function distribute(db: Kysely<any>, plan: Distribution): Promise<v
  * as plain Postgres.
  */
 let citusDetected: Promise<boolean> = Promise.resolve(false);
+const CHECK_WAIT_MS = 5_000;
 
 export function noteServerDatabase(check: () => Promise<boolean>): void {
   const before = citusDetected;
-  const mine = check().catch(() => false);
+  // Bounded: a pool ended before its check ran never answers, and writers wait on every check.
+  const mine = Promise.race([
+    check().catch(() => false),
+    new Promise<boolean>((r) => setTimeout(() => r(false), CHECK_WAIT_MS).unref()),
+  ]);
   citusDetected = Promise.all([before, mine]).then(([a, b]) => a || b);
 }
 
