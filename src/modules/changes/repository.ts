@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { writesOnCitus } from '../../db/citus.js';
 import { CROSS_TENANT } from '../../db/tenant-guard.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import type { Actor, ChangeModel, ChangeOp } from './types.js';
@@ -213,7 +214,12 @@ export async function feedPage(
   after?: LogPosition,
 ): Promise<ChangeModel[]> {
   const from = after ? sql`and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)` : sql``;
-  const visible = sql`and tx < pg_snapshot_xmin(pg_current_snapshot())`;
+  // On Citus an entry's tx is the coordinator's (Citus evaluates the volatile default there), while
+  // this query runs on a worker: read the coordinator's horizon by its own statement and pass it in.
+  // The coordinator commits the worker's transaction before its own, so below its xmin all is visible.
+  const visible = (await writesOnCitus())
+    ? sql`and tx < ${(await feedHead(db)).tx}::xid8`
+    : sql`and tx < pg_snapshot_xmin(pg_current_snapshot())`;
   const { rows } = await sql<ChangeRow>`
     select * from (
       (select ${COLS} from change_log where org_id = ${orgId} and portfolio_id = ${portfolioId} ${from} ${visible}
