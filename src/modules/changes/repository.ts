@@ -91,6 +91,17 @@ export const propertyDiff = (before: RawBuilder<unknown>, after: RawBuilder<unkn
   sql`(select coalesce(jsonb_object_agg(k, jsonb_build_object('before', ${before} -> k, 'after', ${after} -> k)), '{}'::jsonb)
     from unnest(${keys}::text[]) k where (${before} -> k) is distinct from (${after} -> k))`;
 
+/**
+ * For an INSERT … SELECT on Citus: the coordinator's transaction id as a constant `tx`. Pushed down,
+ * the column's default would be the worker's id, which the feed (on the coordinator's horizon)
+ * cannot compare. Elsewhere nothing: the default is the one transaction's id.
+ */
+async function explicitTx(db: Kysely<DB>): Promise<{ col: RawBuilder<unknown>; val: RawBuilder<unknown> }> {
+  if (!(await writesOnCitus())) return { col: sql``, val: sql`` };
+  const { rows } = await sql<{ tx: string }>`select pg_current_xact_id()::text as tx`.execute(db);
+  return { col: sql`, tx`, val: sql`, ${rows[0].tx}::xid8` };
+}
+
 /** Both sides of link changes: one entry on each record, naming the other. */
 export async function logLinks(
   db: Kysely<DB>,
@@ -106,8 +117,9 @@ export async function logLinks(
         sql`(${p.aKind}::text, ${p.a}::text, ${p.b}::text)`,
         sql`(${p.bKind}::text, ${p.b}::text, ${p.a}::text)`,
       ]);
-    await sql`insert into change_log (${logColumns})
-      select ${k.orgId}, ${k.portfolioId}, s.kind, s.rid, ${op}, s.other, '{}'::jsonb, ${actorValues(actor)}
+    const x = await explicitTx(db);
+    await sql`insert into change_log (${logColumns}${x.col})
+      select ${k.orgId}, ${k.portfolioId}, s.kind, s.rid, ${op}, s.other, '{}'::jsonb, ${actorValues(actor)}${x.val}
       from (values ${sql.join(rows)}) s(kind, rid, other)`.execute(db);
   }
 }
@@ -122,8 +134,9 @@ export async function logBulkCreates(
 ): Promise<void> {
   if (!ids.length) return;
   const t = sql.table(`${kind}s`);
-  await sql`insert into change_log (${logColumns})
-    select r.org_id, r.portfolio_id, ${kind}, r.id, 'create', null, ${wholeRecordChange(sql`r.properties`, 'after')}, ${actorValues(actor)}
+  const x = await explicitTx(db);
+  await sql`insert into change_log (${logColumns}${x.col})
+    select r.org_id, r.portfolio_id, ${kind}, r.id, 'create', null, ${wholeRecordChange(sql`r.properties`, 'after')}, ${actorValues(actor)}${x.val}
     from ${t} r where r.org_id = ${orgId} and r.id in (${sql.join(ids)})`.execute(db);
 }
 
@@ -136,11 +149,12 @@ export async function logSchemaChange(
   after: unknown,
   actor: Actor,
 ): Promise<void> {
-  await sql`insert into change_log (${logColumns})
+  const x = await explicitTx(db);
+  await sql`insert into change_log (${logColumns}${x.col})
     select ${orgId}, null, ${kind}, ${propertyId}, 'schema', null,
       jsonb_build_object('before', (select jsonb_build_object('name', d.name, 'type', d.property_type, 'options', d.options, 'required', d.required)
         from property_defs d where d.org_id = ${orgId} and d.kind = ${kind} and d.id = ${propertyId}), 'after', ${JSON.stringify(after)}::jsonb),
-      ${actorValues(actor)}`.execute(db);
+      ${actorValues(actor)}${x.val}`.execute(db);
 }
 
 interface ChangeRow {
