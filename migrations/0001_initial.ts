@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distribute } from '../src/db/citus.js';
 
 /**
  * Initial schema. Every table holding tenant data carries `org_id` first in its primary key,
@@ -173,6 +174,23 @@ export async function up(db: Kysely<any>): Promise<void> {
       .columns(['org_id', b, 'linked_at', a])
       .execute();
   }
+
+  // On Citus: what the key lookup reads is copied to every node; tenant data is sharded by org_id.
+  // A guest grant keeps no foreign key to its (sharded) portfolio there; portfolios are never deleted.
+  await distribute(db, {
+    reference: ['instance_settings', 'users', 'api_keys', 'organizations', 'org_members', 'portfolio_guests'],
+    byOrg: [
+      'portfolios',
+      'property_defs',
+      'projects',
+      'parcels',
+      'contacts',
+      'project_contacts',
+      'parcel_contacts',
+      'project_parcels',
+    ],
+    dropOnCitus: ['portfolio_guests_portfolio_fk'],
+  });
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

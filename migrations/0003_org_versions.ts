@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distribute, isCitus } from '../src/db/citus.js';
 
 /**
  * A version per organization, bumped by triggers whenever anything that processes cache changes:
@@ -11,6 +12,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     db,
   );
   await sql`insert into org_versions (org_id) select id from organizations`.execute(db);
+  // On Citus the key lookup reads versions with the memberships, on one node; and triggers there
+  // would run on shards, where they cannot write another table. The writers bump instead
+  // (bumpOrgVersion in modules/org/repository.ts), on every backend.
+  await distribute(db, { reference: ['org_versions'] });
+  if (await isCitus(db)) return;
   await sql`
     create function sdg_bump_org_version() returns trigger language plpgsql as $$
     begin

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { distribute } from '../src/db/citus.js';
 
 /**
  * The change log (issue 15): one row per change, written by the same statement (or at least the
@@ -34,6 +35,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index change_log_feed_idx on change_log (org_id, portfolio_id, tx, seq)`.execute(db);
   // Retention: entries older than the limit go, oldest first.
   await sql`create index change_log_at_idx on change_log (org_id, at)`.execute(db);
+  // On Citus: sharded by org_id beside its org's records, so a write and its entry share a shard.
+  await distribute(db, { byOrg: ['change_log'] });
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Database, forRequest } from '../src/db/database.js';
 import { CROSS_TENANT, TENANT_TABLES, tenantViolation } from '../src/db/tenant-guard.js';
+import { onCitus } from './helpers/citus.js';
 import { openTestDatabase } from './helpers/database.js';
 
 /**
@@ -10,8 +11,10 @@ import { openTestDatabase } from './helpers/database.js';
  * constraint and of every foreign key between distributed tables.
  */
 const REFERENCE_TABLES = ['users', 'api_keys', 'instance_settings'];
-/** The tenant root: distributed by its own id, which is every other table's org_id. */
+/** The tenant root, whose id is every other table's org_id (a reference table on Citus). */
 const ROOT = 'organizations';
+/** Tenant tables that the key lookup reads across orgs: reference tables on Citus (src/db/citus.ts). */
+const ON_CITUS_REFERENCE: string[] = ['org_members', 'portfolio_guests', 'org_versions'];
 
 let database: Database;
 beforeAll(async () => {
@@ -39,16 +42,17 @@ async function constraints(): Promise<Constraint[]> {
       (select array_agg(a.attname::text order by k.ord) from unnest(c.confkey) with ordinality k(n, ord)
          join pg_attribute a on a.attrelid = c.confrelid and a.attnum = k.n) as ref_columns
     from pg_constraint c join pg_namespace n on n.oid = c.connamespace
-    where n.nspname = 'public' and c.contype in ('p', 'u', 'f')`.execute(database.db);
+    where n.nspname = 'public' and c.contype in ('p', 'u', 'f')
+      -- On Citus the coordinator also holds reference-table shards (users_102009, …): not ours.
+      and c.conrelid::regclass::text !~ '_[0-9]+$'`.execute(database.db);
   return rows.map((r) => ({ ...r, ref_table: r.type === 'f' ? r.ref_table : null }));
 }
 
 async function tables(): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
     select table_name as name from information_schema.tables
-    where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%'`.execute(
-    database.db,
-  );
+    where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%'
+      and table_name !~ '_[0-9]+$'`.execute(database.db);
   return rows.map((r) => r.name).sort();
 }
 
@@ -57,9 +61,8 @@ describe('the schema is ready to distribute by org_id', () => {
     const all = await tables();
     expect(all).toEqual([...TENANT_TABLES, ROOT, ...REFERENCE_TABLES].sort());
     const { rows } = await sql<{ table_name: string }>`
-      select table_name from information_schema.columns where table_schema = 'public' and column_name = 'org_id'`.execute(
-      database.db,
-    );
+      select table_name from information_schema.columns where table_schema = 'public' and column_name = 'org_id'
+        and table_name !~ '_[0-9]+$'`.execute(database.db);
     expect(rows.map((r) => r.table_name).sort()).toEqual([...TENANT_TABLES].sort());
   });
 
@@ -119,5 +122,25 @@ describe('the tenant guard', () => {
     // The process-wide handle (admin tools, migrations) is not a request's: not counted, not guarded.
     await database.db.deleteFrom('projects').where('id', '=', 'prj_x').execute();
     expect(counter.count).toBe(2);
+  });
+});
+
+describe.runIf(onCitus)('on Citus, the migrations distributed every table', () => {
+  test('tenant tables by org_id, all co-located; the cross-tenant tables are reference tables', async () => {
+    const { rows } = await sql<{ name: string; method: string; column: string | null; colocation: number }>`
+      select logicalrelid::regclass::text as name, partmethod as method,
+        case when partmethod = 'h' then column_to_column_name(logicalrelid, partkey) end as column,
+        colocationid as colocation
+      from pg_dist_partition order by 1`.execute(database.db);
+    const by = new Map(rows.map((r) => [r.name, r]));
+    const sharded = TENANT_TABLES.filter((t) => !ON_CITUS_REFERENCE.includes(t));
+    for (const t of sharded) {
+      expect(by.get(t)?.method, t).toBe('h');
+      expect(by.get(t)?.column, t).toBe('org_id');
+    }
+    expect(new Set(sharded.map((t) => by.get(t)?.colocation)).size).toBe(1);
+    for (const t of [...REFERENCE_TABLES, ROOT, ...ON_CITUS_REFERENCE])
+      expect(by.get(t)?.method, t).toBe('n');
+    expect(rows.length).toBe(sharded.length + REFERENCE_TABLES.length + 1 + ON_CITUS_REFERENCE.length);
   });
 });

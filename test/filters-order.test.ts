@@ -1,4 +1,5 @@
 import type { StoredValue } from '../src/modules/records/types.js';
+import { onCitus } from './helpers/citus.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 import { freshPortfolio, insertRecords } from './records-helpers.js';
 
@@ -74,10 +75,11 @@ const row = (i: number) => {
 };
 
 describe('orderBy', () => {
-  // Many walks in one test: on a loaded machine it outgrows the default 120 s.
-  test('forward and backward walks under every order, while rows are inserted', { timeout: 300_000 }, async ({
-    env,
-  }) => {
+  // Many walks in one test: on a loaded machine it outgrows the default 120 s; on Citus each
+  // statement is a distributed round trip, so it gets more there.
+  test('forward and backward walks under every order, while rows are inserted', {
+    timeout: onCitus ? 600_000 : 300_000,
+  }, async ({ env }) => {
     for (const orderBy of ORDERS) {
       // A portfolio per order keeps each walk short.
       const scope = await freshPortfolio(env);

@@ -1,5 +1,6 @@
 import { addMember, createPortfolio, createUser } from '../src/modules/org/repository.js';
 import { defineProperty } from '../src/modules/schema/service.js';
+import { onCitus } from './helpers/citus.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 
 /**
@@ -47,7 +48,8 @@ describe('per-org cache', () => {
     expect(r.status).toBe(200);
   });
 
-  test('a renamed user shows in user lists and people labels at once', async ({ env }) => {
+  // A rename by hand in SQL is seen through the users trigger, which Citus cannot run (docs/scaling.md).
+  test.skipIf(onCitus)('a renamed user shows in user lists and people labels at once', async ({ env }) => {
     const { A } = env.demo.orgs;
     const q = { orgId: A.id, portfolioId: A.portfolios.A1, limit: '100' };
     const labelsOf = async () => {

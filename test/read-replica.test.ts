@@ -7,8 +7,9 @@ import { openTestDatabase } from './helpers/database.js';
 import { client } from './helpers/http.js';
 
 /**
- * Read routing with two pools on the same server: the second pool stands in for a streaming
- * replica, and each pool counts the statements it runs.
+ * Read routing with two pools on the same server, each counting the statements it runs: the quick
+ * check that runs wherever Postgres does. The real hot standby (replication, lag, outage) is
+ * test/standby.test.ts.
  */
 const pgUrl = process.env.DATABASE_URL;
 let primary: Database;
@@ -50,7 +51,7 @@ test.skipIf(!pgUrl)(
       // by design: a lagging replica must never fill them. Measure warm requests.
       await api.get('/projects/v1', q);
       await api.gql('query($id: ID!) { organization(id: $id) { portfolios { id } } }', { id: A.id });
-      // A REST read: only the key lookup (it stamps last_used_at) touches the primary.
+      // A REST read: only the key lookup (on the primary, so revocation is immediate) touches it.
       const get = await delta(async () => expect((await api.get('/projects/v1', q)).status).toBe(200));
       expect(get.primary).toBeLessThanOrEqual(1);
       expect(get.replica).toBeGreaterThanOrEqual(1);

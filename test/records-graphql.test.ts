@@ -1,4 +1,6 @@
+import { bumpOrgVersion } from '../src/db/org-cache.js';
 import { addMember, createUser } from '../src/modules/org/repository.js';
+import { onCitus } from './helpers/citus.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
 import type { Res } from './helpers/http.js';
 import { a1, countIn, freshOrg, freshPortfolio, insertRecords, type Scope } from './records-helpers.js';
@@ -594,6 +596,8 @@ describe('values that no longer fit', () => {
     const made = await newProject(env, { name: { text: 'Left' }, owner: { people: [leaver.id] } });
     expect(made.properties.owner).toEqual({ people: [leaver.id], labels: ['Lee Leaver'] });
     await db.deleteFrom('org_members').where('org_id', '=', A.id).where('user_id', '=', leaver.id).execute();
+    // A change by hand in SQL: triggers bump the org's version; Citus has none, so bump as writers do.
+    if (onCitus) await bumpOrgVersion(db, A.id);
     // The org's user list no longer has them, so nothing else may show who they are.
     const users = await env.as.alice.get('/users/v1', { orgId: A.id });
     expect(users.body.map((u: { uid: string }) => u.uid)).not.toContain(leaver.id);
@@ -630,6 +634,7 @@ describe('values that no longer fit', () => {
       .where('kind', '=', 'project')
       .where('id', '=', 'size')
       .execute();
+    if (onCitus) await bumpOrgVersion(env.database.db, org.orgId); // no triggers on Citus
     const r = await org.owner.gql(
       `query($id: ID!) { project(id: $id) { ${VALUES} size: value(propertyId: "size") { __typename } } }`,
       { id: made.body.id },

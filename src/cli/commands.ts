@@ -27,6 +27,7 @@ export interface Options {
   demo?: boolean;
   required?: boolean;
   admin?: boolean;
+  citus?: boolean;
   name?: string;
   org?: string;
   portfolio?: string;
@@ -99,7 +100,7 @@ async function requirePortfolio(c: Call, id: string) {
 
 async function migrate(c: Call) {
   // A database sdg opened itself was migrated on opening.
-  const applied = c.injected ? await migrateToLatest(c.database.db) : [];
+  const applied = c.injected ? await migrateToLatest(c.database.db, { citus: c.values.citus }) : [];
   print(c, { applied, database: c.database.describe }, `Database is up to date (${c.database.describe}).`);
 }
 

@@ -13,7 +13,8 @@ const HELP = `sdg — administer the Solar Data Gateway
 Usage: sdg <command> [options]   (every command takes --json for scripts, and --help)
 
 Commands:
-  migrate                                   apply pending database migrations
+  migrate [--citus]                         apply pending database migrations (--citus: create the
+                                            citus extension first and distribute; detected anyway)
   seed --demo                               create the demo organizations, users, keys and data
   org create --name NAME                    create an organization (with the default properties)
   portfolio create --org ORG --name NAME    create a portfolio
@@ -71,6 +72,7 @@ const OPTIONS = {
   required: { type: 'boolean', default: false },
   admin: { type: 'boolean', default: false },
   map: { type: 'string', multiple: true },
+  citus: { type: 'boolean', default: false },
 } as const;
 
 /** Runs one CLI command. Returns the exit code; never calls process.exit, so tests can run it in-process. */
@@ -91,7 +93,7 @@ export async function runCli(argv: string[], io: Io, injected?: Database): Promi
   }
   const database = injected ?? (await openDatabase(io, json));
   try {
-    if (!injected) await migrateToLatest(database.db);
+    if (!injected) await migrateToLatest(database.db, { citus: values.citus });
     const command = COMMANDS[`${c1} ${c2 ?? ''}`.trim()];
     if (!command) throw new UsageError(`unknown command "${cmd}". Run sdg --help for the list.`);
     await command({ io, json, database, values: values as Options, rest, injected: !!injected });

@@ -19,6 +19,7 @@ import {
 import pg from 'pg';
 import type { PoolStats } from '../observability/metrics.js';
 import { sqlSpan } from '../observability/tracing.js';
+import { noteServerDatabase } from './citus.js';
 import { tenantViolation } from './tenant-guard.js';
 import type { DB } from './types.js';
 
@@ -198,6 +199,12 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
     const db = new Kysely<DB>({
       dialect: new PostgresDialect({ pool }),
       log: countStatements(stats),
+    });
+    noteServerDatabase(async () => {
+      const { rows } = await pool.query<{ on: boolean }>(
+        "select exists (select 1 from pg_extension where extname = 'citus') as on",
+      );
+      return rows[0]?.on === true;
     });
     const u = new URL(opts.url);
     const url = opts.url;

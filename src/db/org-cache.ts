@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { rootHandle } from './database.js';
 import type { DB } from './types.js';
 
@@ -64,4 +64,14 @@ export function orgCacheFor(handle: Kysely<DB>): OrgCache {
     caches.set(db, c);
   }
   return c;
+}
+
+/**
+ * Bumps an org's version after a change to what OrgCache holds. Postgres also has triggers for it
+ * (migration 0003); Citus cannot run them, so every writer calls this after its write (a reader
+ * between the two caches the new data under the old version, which is still right).
+ */
+export async function bumpOrgVersion(db: Kysely<DB>, orgId: string): Promise<void> {
+  await sql`insert into org_versions (org_id) values (${orgId})
+    on conflict (org_id) do update set version = org_versions.version + 1`.execute(db);
 }

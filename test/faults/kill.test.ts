@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { onCitus } from '../helpers/citus.js';
 import { backend } from '../helpers/database.js';
 import { call, type ServerProcess, serverStorage, startServer } from '../helpers/server-process.js';
 
@@ -24,7 +25,7 @@ interface Acked {
 }
 
 test(`SIGKILL under concurrent writes loses no acknowledged write (${backend})`, {
-  timeout: 180_000,
+  timeout: onCitus ? 600_000 : 180_000,
 }, async () => {
   let server: ServerProcess = await startServer(env);
   const key = server.keys.alice;

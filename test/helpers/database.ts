@@ -5,6 +5,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { type DemoOutput, seedDemo } from '../../src/seed/demo.js';
+import { createCitusDatabase, onCitus } from './citus.js';
 
 /**
  * Where test/setup/snapshots.ts left the migrated and the seeded database of this run: PGlite data
@@ -75,8 +76,23 @@ async function openCopy(which: 'migrated' | 'seeded'): Promise<Database> {
 export async function createScratchDatabase(
   adminUrl: string,
   template?: string,
-): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+): Promise<{ url: string; name: string; direct: string; drop: () => Promise<void> }> {
   const name = `sdg_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  if (onCitus) {
+    if (template) throw new Error('Citus databases cannot be copied from a template');
+    return { url: u.toString(), name, direct: u.toString(), drop: await createCitusDatabase(adminUrl, name) };
+  }
+  // Behind PgBouncer (`npm run test:pgbouncer`): databases are made and dropped on the server
+  // itself (SDG_ADMIN_URL); the app's URL is PgBouncer's.
+  const direct = new URL(u);
+  const server = process.env.SDG_ADMIN_URL;
+  if (server && adminUrl === process.env.DATABASE_URL) {
+    const d = new URL(server);
+    direct.host = d.host;
+    adminUrl = server;
+  }
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
@@ -84,11 +100,11 @@ export async function createScratchDatabase(
   } finally {
     await admin.end();
   }
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
   return {
     url: u.toString(),
     name,
+    /** The database on the server itself, not through PgBouncer (template copies need that). */
+    direct: direct.toString(),
     drop: async () => {
       const a = new pg.Client({ connectionString: adminUrl });
       await a.connect();

@@ -15,7 +15,15 @@ export interface PlanNode {
   Plans?: PlanNode[];
 }
 
-const walk = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(walk)];
+/** On Citus the plan of the shard query sits under the coordinator's scan, in its one task. */
+interface CitusNode {
+  'Distributed Query'?: { Job?: { Tasks?: { 'Remote Plan'?: { Plan: PlanNode }[][] }[] } };
+}
+const remote = (n: PlanNode & CitusNode): PlanNode[] =>
+  (n['Distributed Query']?.Job?.Tasks ?? []).flatMap((t) =>
+    (t['Remote Plan'] ?? []).flat().map((p) => p.Plan),
+  );
+const walk = (n: PlanNode): PlanNode[] => [n, ...[...(n.Plans ?? []), ...remote(n)].flatMap(walk)];
 
 /** Runs `pagesFor` and returns the one statement it ran, as compiled. */
 export async function capturePageStatement(db: Kysely<DB>, reqs: PageRequest[]) {

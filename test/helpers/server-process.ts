@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onCitus } from './citus.js';
 import { createScratchDatabase } from './database.js';
 
 export interface ServerProcess {
@@ -34,7 +35,8 @@ export async function startServer(env: Record<string, string | undefined>): Prom
     out += d;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
+  // A first start migrates and seeds: on a Citus cluster that is many distributed DDL round trips.
+  const deadline = Date.now() + (onCitus ? 240_000 : 60_000);
   while (!/GraphQL\s+(http\S+)\/graphql/.test(out)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));

@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { seedDemo } from '../../src/seed/demo.js';
+import { onCitus } from '../helpers/citus.js';
 import { createScratchDatabase, type DatabaseSnapshots } from '../helpers/database.js';
 
 /**
@@ -15,6 +16,8 @@ import { createScratchDatabase, type DatabaseSnapshots } from '../helpers/databa
  */
 export default async function setup(project: TestProject) {
   const url = process.env.DATABASE_URL;
+  // Citus databases cannot be template copies: every file then migrates and seeds its own.
+  if (url && onCitus) return;
   const made = url ? await postgresSnapshots(url) : await pgliteSnapshots();
   project.provide('databaseSnapshots', made.snapshots);
   return made.remove;
@@ -44,8 +47,8 @@ async function save(database: Database, file: string): Promise<string> {
 async function postgresSnapshots(url: string) {
   const migrated = await createScratchDatabase(url);
   const seeded = await createScratchDatabase(url);
-  await prepare(migrated.url, false);
-  const demo = (await prepare(seeded.url, true))!;
+  await prepare(migrated.direct, false);
+  const demo = (await prepare(seeded.direct, true))!;
   const snapshots: DatabaseSnapshots = {
     backend: 'postgres',
     migrated: migrated.name,

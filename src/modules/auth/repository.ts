@@ -9,10 +9,11 @@ import { Viewer } from './viewer.js';
 const LAST_USED_RESOLUTION = '60 seconds';
 
 /**
- * Also returns the version of each of the caller's orgs, which keys the process caches (OrgCache).
- * Cross-tenant by nature (a user's memberships span organizations); on Citus it runs on every
- * shard holding org_members. Resolves a key to its viewer in one statement: the user, their org roles and guest grants,
- * and (at most once a minute) a `last_used_at` stamp. Revoked and unknown keys give null.
+ * Resolves a key to its viewer in one read-only statement: the user, their org roles and guest
+ * grants, and the version of each of their orgs (which keys the process caches, OrgCache). It reads
+ * only reference tables (api_keys, users, org_members, portfolio_guests, org_versions), so on Citus it
+ * is one task on one node although a user's memberships span organizations. Revoked and unknown keys
+ * give null. `last_used_at` is stamped by a second statement, only when the stamp is a minute old.
  */
 export function findViewerByKey(db: Kysely<DB>, key: string): Promise<Viewer | null> {
   return findViewerByHash(db, hashApiKey(key));
@@ -21,8 +22,9 @@ export function findViewerByKey(db: Kysely<DB>, key: string): Promise<Viewer | n
 /** The same by the key's hash: a subscription re-checks its key with it, without keeping the key. */
 export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Viewer | null> {
   const { rows } = await sql<{
-    id: string;
     key_id: string;
+    stale: boolean;
+    id: string;
     email: string;
     name: string;
     roles: { org: string; role: OrgRole }[];
@@ -31,13 +33,8 @@ export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Vi
     admin: boolean;
   }>`
     ${sql.raw(CROSS_TENANT)}
-    with touched as (
-      update api_keys set last_used_at = now()
-      where key_hash = ${hash} and revoked_at is null
-        and (last_used_at is null or last_used_at < now() - ${LAST_USED_RESOLUTION}::interval)
-      returning id
-    )
-    select u.id, k.id as key_id, u.email, u.name, k.admin,
+    select k.id as key_id, (k.last_used_at is null or k.last_used_at < now() - ${LAST_USED_RESOLUTION}::interval) as stale,
+      u.id, u.email, u.name, k.admin,
       coalesce((select json_agg(json_build_object('org', m.org_id, 'role', m.role)) from org_members m where m.user_id = u.id), '[]') as roles,
       coalesce((select json_agg(json_build_object('org', g.org_id, 'portfolio', g.portfolio_id)) from portfolio_guests g where g.user_id = u.id), '[]') as guest,
       coalesce((select json_object_agg(v.org_id, v.version) from org_versions v where v.org_id in (
@@ -47,6 +44,7 @@ export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Vi
     where k.key_hash = ${hash} and k.revoked_at is null`.execute(db);
   const row = rows[0];
   if (!row) return null;
+  if (row.stale) await stampKeyUse(db, row.key_id);
   const roles = new Map(row.roles.map((r) => [r.org, r.role]));
   const guests = new Map<string, Set<string>>();
   for (const g of row.guest) {
@@ -63,6 +61,14 @@ export async function findViewerByHash(db: Kysely<DB>, hash: string): Promise<Vi
     new Map(Object.entries(row.versions).map(([o, v]) => [o, Number(v)])),
     row.key_id,
     row.admin,
+  );
+}
+
+/** At most once a minute per key, even when requests race: the condition is checked again. */
+async function stampKeyUse(db: Kysely<DB>, keyId: string): Promise<void> {
+  await sql`update api_keys set last_used_at = now()
+    where id = ${keyId} and (last_used_at is null or last_used_at < now() - ${LAST_USED_RESOLUTION}::interval)`.execute(
+    db,
   );
 }
 

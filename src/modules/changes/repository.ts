@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { writesOnCitus } from '../../db/citus.js';
 import { CROSS_TENANT } from '../../db/tenant-guard.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import type { Actor, ChangeModel, ChangeOp } from './types.js';
@@ -31,6 +32,56 @@ export async function lockRecords(db: Kysely<DB>, orgId: string, ids: string[]):
   await recordLocks(orgId, ids).execute(db);
 }
 
+/** One entry as constants, for a writer that logs by a statement of its own (on Citus). */
+export interface LogEntry {
+  orgId: string;
+  portfolioId: string | null;
+  kind: RecordKind;
+  recordId: string;
+  op: ChangeOp;
+  relatedId: string | null;
+  changes: Record<string, { before: unknown; after: unknown }>;
+}
+
+/**
+ * Entries as one multi-row `INSERT … VALUES` of constants: Citus routes it to the org's shard as one
+ * task, where an INSERT … SELECT (or a subquery in VALUES) would go through the coordinator.
+ */
+export async function insertEntries(db: Kysely<DB>, entries: LogEntry[], actor: Actor): Promise<void> {
+  if (!entries.length) return;
+  const rows = entries.map(
+    (e) =>
+      sql`(${e.orgId}::text, ${e.portfolioId}::text, ${e.kind}::text, ${e.recordId}::text, ${e.op}::text, ${e.relatedId}::text, ${JSON.stringify(e.changes)}::jsonb, ${actorValues(actor)})`,
+  );
+  await sql`insert into change_log (${logColumns}) values ${sql.join(rows)}`.execute(db);
+}
+
+/** Sorted-key JSON, so two jsonb values compare equal exactly when the database would say so. */
+const canonical = (v: unknown): string =>
+  v === null || typeof v !== 'object'
+    ? JSON.stringify(v)
+    : Array.isArray(v)
+      ? `[${v.map(canonical).join(',')}]`
+      : `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`;
+
+/** `propertyDiff` / `wholeRecordChange` computed in the process (missing counts as null, as `->` gives). */
+export function diffProperties(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+  keys?: string[],
+): Record<string, { before: unknown; after: unknown }> {
+  const out: Record<string, { before: unknown; after: unknown }> = {};
+  for (const k of keys ?? Object.keys(before ?? after ?? {})) {
+    const b = before?.[k] ?? null;
+    const a = after?.[k] ?? null;
+    if (canonical(b) !== canonical(a)) out[k] = { before: b, after: a };
+  }
+  return out;
+}
+
 /** jsonb of `{ propertyId: { before, after } }` from one properties map (create: after; delete: before). */
 export const wholeRecordChange = (props: RawBuilder<unknown>, side: 'before' | 'after') =>
   sql`(select coalesce(jsonb_object_agg(e.key, jsonb_build_object('before', ${side === 'before' ? sql`e.value` : sql`null::jsonb`}, 'after', ${side === 'after' ? sql`e.value` : sql`null::jsonb`})), '{}'::jsonb) from jsonb_each(${props}) e)`;
@@ -39,6 +90,17 @@ export const wholeRecordChange = (props: RawBuilder<unknown>, side: 'before' | '
 export const propertyDiff = (before: RawBuilder<unknown>, after: RawBuilder<unknown>, keys: string[]) =>
   sql`(select coalesce(jsonb_object_agg(k, jsonb_build_object('before', ${before} -> k, 'after', ${after} -> k)), '{}'::jsonb)
     from unnest(${keys}::text[]) k where (${before} -> k) is distinct from (${after} -> k))`;
+
+/**
+ * For an INSERT … SELECT on Citus: the coordinator's transaction id as a constant `tx`. Pushed down,
+ * the column's default would be the worker's id, which the feed (on the coordinator's horizon)
+ * cannot compare. Elsewhere nothing: the default is the one transaction's id.
+ */
+async function explicitTx(db: Kysely<DB>): Promise<{ col: RawBuilder<unknown>; val: RawBuilder<unknown> }> {
+  if (!(await writesOnCitus())) return { col: sql``, val: sql`` };
+  const { rows } = await sql<{ tx: string }>`select pg_current_xact_id()::text as tx`.execute(db);
+  return { col: sql`, tx`, val: sql`, ${rows[0].tx}::xid8` };
+}
 
 /** Both sides of link changes: one entry on each record, naming the other. */
 export async function logLinks(
@@ -55,8 +117,9 @@ export async function logLinks(
         sql`(${p.aKind}::text, ${p.a}::text, ${p.b}::text)`,
         sql`(${p.bKind}::text, ${p.b}::text, ${p.a}::text)`,
       ]);
-    await sql`insert into change_log (${logColumns})
-      select ${k.orgId}, ${k.portfolioId}, s.kind, s.rid, ${op}, s.other, '{}'::jsonb, ${actorValues(actor)}
+    const x = await explicitTx(db);
+    await sql`insert into change_log (${logColumns}${x.col})
+      select ${k.orgId}, ${k.portfolioId}, s.kind, s.rid, ${op}, s.other, '{}'::jsonb, ${actorValues(actor)}${x.val}
       from (values ${sql.join(rows)}) s(kind, rid, other)`.execute(db);
   }
 }
@@ -71,8 +134,9 @@ export async function logBulkCreates(
 ): Promise<void> {
   if (!ids.length) return;
   const t = sql.table(`${kind}s`);
-  await sql`insert into change_log (${logColumns})
-    select r.org_id, r.portfolio_id, ${kind}, r.id, 'create', null, ${wholeRecordChange(sql`r.properties`, 'after')}, ${actorValues(actor)}
+  const x = await explicitTx(db);
+  await sql`insert into change_log (${logColumns}${x.col})
+    select r.org_id, r.portfolio_id, ${kind}, r.id, 'create', null, ${wholeRecordChange(sql`r.properties`, 'after')}, ${actorValues(actor)}${x.val}
     from ${t} r where r.org_id = ${orgId} and r.id in (${sql.join(ids)})`.execute(db);
 }
 
@@ -85,11 +149,12 @@ export async function logSchemaChange(
   after: unknown,
   actor: Actor,
 ): Promise<void> {
-  await sql`insert into change_log (${logColumns})
+  const x = await explicitTx(db);
+  await sql`insert into change_log (${logColumns}${x.col})
     select ${orgId}, null, ${kind}, ${propertyId}, 'schema', null,
       jsonb_build_object('before', (select jsonb_build_object('name', d.name, 'type', d.property_type, 'options', d.options, 'required', d.required)
         from property_defs d where d.org_id = ${orgId} and d.kind = ${kind} and d.id = ${propertyId}), 'after', ${JSON.stringify(after)}::jsonb),
-      ${actorValues(actor)}`.execute(db);
+      ${actorValues(actor)}${x.val}`.execute(db);
 }
 
 interface ChangeRow {
@@ -163,7 +228,12 @@ export async function feedPage(
   after?: LogPosition,
 ): Promise<ChangeModel[]> {
   const from = after ? sql`and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)` : sql``;
-  const visible = sql`and tx < pg_snapshot_xmin(pg_current_snapshot())`;
+  // On Citus an entry's tx is the coordinator's (Citus evaluates the volatile default there), while
+  // this query runs on a worker: read the coordinator's horizon by its own statement and pass it in.
+  // The coordinator commits the worker's transaction before its own, so below its xmin all is visible.
+  const visible = (await writesOnCitus())
+    ? sql`and tx < ${(await feedHead(db)).tx}::xid8`
+    : sql`and tx < pg_snapshot_xmin(pg_current_snapshot())`;
   const { rows } = await sql<ChangeRow>`
     select * from (
       (select ${COLS} from change_log where org_id = ${orgId} and portfolio_id = ${portfolioId} ${from} ${visible}

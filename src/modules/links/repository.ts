@@ -1,7 +1,8 @@
 import { type Kysely, sql } from 'kysely';
+import { writesOnCitus } from '../../db/citus.js';
 import type { DB } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
-import { actorValues, logColumns, recordLocks } from '../changes/repository.js';
+import { actorValues, insertEntries, lockRecords, logColumns, recordLocks } from '../changes/repository.js';
 import type { Actor } from '../changes/types.js';
 import { areaWeightedCentroid } from './geo.js';
 
@@ -20,6 +21,28 @@ export interface LinkKey {
 const linkSides = (table: ContactLinkTable, k: LinkKey) =>
   sql`(values (${PARENT_KIND[table]}::text, ${k.parentId}::text, ${k.contactId}::text), ('contact', ${k.contactId}, ${k.parentId})) s(kind, rid, other)`;
 
+/** linkSides as constants: one entry on each record, naming the other (the Citus form). */
+const linkEntries = (table: ContactLinkTable, k: LinkKey, op: 'link' | 'unlink') => [
+  {
+    orgId: k.orgId,
+    portfolioId: k.portfolioId,
+    kind: PARENT_KIND[table],
+    recordId: k.parentId,
+    op,
+    relatedId: k.contactId,
+    changes: {},
+  },
+  {
+    orgId: k.orgId,
+    portfolioId: k.portfolioId,
+    kind: 'contact' as const,
+    recordId: k.contactId,
+    op,
+    relatedId: k.parentId,
+    changes: {},
+  },
+];
+
 /**
  * Links a contact; an existing link is left as it is (idempotent, never a second row, no log
  * entry). The foreign keys include the portfolio, so a link across portfolios, or to a record
@@ -33,6 +56,15 @@ export async function link(
   actor: Actor,
 ): Promise<boolean> {
   try {
+    if (await writesOnCitus()) {
+      await lockRecords(db, k.orgId, [k.parentId, k.contactId]);
+      const { rows } = await sql`
+        insert into ${sql.table(table)} (org_id, portfolio_id, ${sql.ref(PARENT_COL[table])}, contact_id)
+        values (${k.orgId}, ${k.portfolioId}, ${k.parentId}, ${k.contactId})
+        on conflict do nothing returning org_id`.execute(db);
+      if (rows.length) await insertEntries(db, linkEntries(table, k, 'link'), actor);
+      return true;
+    }
     await sql`
       with lk as (${recordLocks(k.orgId, [k.parentId, k.contactId])}), ins as (
         insert into ${sql.table(table)} (org_id, portfolio_id, ${sql.ref(PARENT_COL[table])}, contact_id)
@@ -59,6 +91,15 @@ export async function unlink(
   k: LinkKey,
   actor: Actor,
 ): Promise<boolean> {
+  if (await writesOnCitus()) {
+    await lockRecords(db, k.orgId, [k.parentId, k.contactId]);
+    const { rows } = await sql`
+      delete from ${sql.table(table)}
+      where org_id = ${k.orgId} and ${sql.ref(PARENT_COL[table])} = ${k.parentId} and contact_id = ${k.contactId}
+      returning org_id`.execute(db);
+    if (rows.length) await insertEntries(db, linkEntries(table, k, 'unlink'), actor);
+    return rows.length > 0;
+  }
   const { rows } = await sql`
     with lk as (${recordLocks(k.orgId, [k.parentId, k.contactId])}), del as (
       delete from ${sql.table(table)} l using lk

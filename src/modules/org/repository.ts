@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { bumpOrgVersion } from '../../db/org-cache.js';
 import { CROSS_TENANT } from '../../db/tenant-guard.js';
 import type { DB, OrgRole } from '../../db/types.js';
 import { newId } from '../../ids.js';
@@ -120,6 +121,7 @@ export async function createPortfolio(db: Kysely<DB>, orgId: string, name: strin
     .values({ org_id: orgId, id: newId('Portfolio'), name })
     .returning(['org_id', 'id', 'name', 'created_at'])
     .executeTakeFirstOrThrow();
+  await bumpOrgVersion(db, orgId);
   return toPortfolio(row);
 }
 
@@ -157,6 +159,7 @@ export async function addMember(db: Kysely<DB>, orgId: string, userId: string, r
     .values({ org_id: orgId, user_id: userId, role })
     .onConflict((oc) => oc.columns(['org_id', 'user_id']).doUpdateSet({ role }))
     .execute();
+  await bumpOrgVersion(db, orgId);
 }
 
 export async function grantGuest(
@@ -170,6 +173,7 @@ export async function grantGuest(
     .values({ org_id: orgId, portfolio_id: portfolioId, user_id: userId })
     .onConflict((oc) => oc.doNothing())
     .execute();
+  await bumpOrgVersion(db, orgId);
 }
 
 /** A portfolio by id alone, among the given organizations (for `node(id)`). */

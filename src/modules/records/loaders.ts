@@ -31,8 +31,9 @@ export interface FacetKey extends ListKey {
 }
 
 /** A filtered query is compiled against one org's schema, so it batches only within that org. */
+/** One statement per list, org and query: on Citus each statement then names one org, one shard. */
 const queryGroup = (k: { list: ListName; orgId: string; query?: RecordQuery }) =>
-  k.query?.sig ? `${k.list}:${k.orgId}:${k.query.sig}` : k.list;
+  k.query?.sig ? `${k.list}:${k.orgId}:${k.query.sig}` : `${k.list}:${k.orgId}`;
 const parentKey = (k: ListKey) => `${k.orgId}\0${k.parentId}`;
 const pageKey = (r: PageRequest) =>
   JSON.stringify([r.list, r.orgId, r.parentId, r.limit, r.direction, r.query?.sig ?? '', r.bound ?? null]);

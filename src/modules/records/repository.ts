@@ -1,9 +1,13 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { writesOnCitus } from '../../db/citus.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
 import {
   actorValues,
+  diffProperties,
+  insertEntries,
+  lockRecords,
   logColumns,
   propertyDiff,
   recordLocks,
@@ -89,24 +93,35 @@ export interface PageRow {
 function listScope(
   list: ListName,
   query: RecordQuery,
+  orgId: string,
 ): { from: RawBuilder<unknown>; sortAt: RawBuilder<unknown>; childId: RawBuilder<unknown> } {
   const def = LISTS[list];
+  // The org as a constant, not the parent row's column: Citus routes a statement to one shard only
+  // when it can read the distribution value from the query itself. The loaders batch per org.
+  const org = sql`${orgId}::text`;
   const child = sql.table(RECORD_TABLE[def.childKind]);
   const where = query.where ? sql` and ${query.where}` : sql``;
   if (!def.linkTable) {
     return {
-      from: sql`${child} c where c.org_id = p.org_id and c.${sql.ref(def.parentCol)} = p.parent_id${where}`,
+      from: sql`${child} c where c.org_id = ${org} and c.${sql.ref(def.parentCol)} = p.parent_id${where}`,
       sortAt: sql`c.created_at`,
       childId: sql`c.id`,
     };
   }
   const childCol = sql.ref(`l.${def.childCol}`);
   return {
-    from: sql`${sql.table(def.linkTable)} l join ${child} c on c.org_id = l.org_id and c.id = ${childCol}
-      where l.org_id = p.org_id and ${sql.ref(`l.${def.parentCol}`)} = p.parent_id${where}`,
+    from: sql`${sql.table(def.linkTable)} l join ${child} c on c.org_id = ${org} and c.id = ${childCol}
+      where l.org_id = ${org} and ${sql.ref(`l.${def.parentCol}`)} = p.parent_id${where}`,
     sortAt: sql`l.linked_at`,
     childId: childCol,
   };
+}
+
+/** The one org of a batch (the loaders group by org). */
+function oneOrg(keys: readonly { orgId: string }[]): string {
+  const org = keys[0].orgId;
+  if (keys.some((k) => k.orgId !== org)) throw new Error('a batch spans organizations');
+  return org;
 }
 
 /**
@@ -125,7 +140,7 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
   const { list, direction } = reqs[0];
   const query = reqs[0].query ?? PLAIN_QUERY;
   const kind = LISTS[list].childKind;
-  const scope = listScope(list, query);
+  const scope = listScope(list, query, oneOrg(reqs));
   const atoms = orderAtoms(query, scope, direction === 'backward');
   const cols = atoms.map((_, i) => sql.raw(`b${i}`));
   const parents = sql.join(
@@ -238,7 +253,9 @@ async function filteredCounts(
 ) {
   const { rows } = await sql<{ ord: number; n: number }>`
     select p.ord, x.n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
-    cross join lateral (select count(*)::int as n from ${listScope(list, query).from}) x`.execute(db);
+    cross join lateral (select count(*)::int as n from ${listScope(list, query, oneOrg(keys)).from}) x`.execute(
+    db,
+  );
   const out = keys.map(() => 0);
   for (const r of rows) out[r.ord] = r.n;
   return out;
@@ -265,7 +282,7 @@ export async function facetsFor(
   if (!keys.length) return [];
   const { rows } = await sql<{ ord: number; value: string | null; n: number }>`
     select p.ord, v.value, count(distinct x.id)::int as n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
-    cross join lateral (select c.id, c.properties from ${listScope(list, query).from}) x
+    cross join lateral (select c.id, c.properties from ${listScope(list, query, oneOrg(keys)).from}) x
     left join lateral (
       select distinct e as value from jsonb_array_elements_text(
         case when jsonb_typeof(x.properties -> ${propertyId}::text -> ${member}::text) = 'array'
@@ -303,8 +320,9 @@ export async function parcelGeometries(db: Kysely<DB>, orgIds: readonly string[]
 
 /**
  * Inserts one record and its change-log entry in one statement; undefined when its portfolio does
- * not exist (anymore). `created_at` and `updated_at` come from one clock reading: the two column
- * defaults could straddle a millisecond.
+ * not exist (anymore). `created_at` and `updated_at` come from one clock reading (the statement's
+ * start; the two column defaults, on clock_timestamp(), could straddle a millisecond), in a plain
+ * VALUES row: Citus routes it to one shard.
  */
 export async function insertRecord(
   db: Kysely<DB>,
@@ -315,11 +333,35 @@ export async function insertRecord(
   actor: Actor,
 ): Promise<RecordModel | undefined> {
   try {
+    if (await writesOnCitus()) {
+      const { rows } = await sql<RecordRow>`
+        insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
+        values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
+          date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
+        returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
+      const r = rows[0];
+      await insertEntries(
+        db,
+        [
+          {
+            orgId,
+            portfolioId,
+            kind,
+            recordId: r.id,
+            op: 'create',
+            relatedId: null,
+            changes: diffProperties(null, r.properties),
+          },
+        ],
+        actor,
+      );
+      return toRecord(kind, r);
+    }
     const { rows } = await sql<RecordRow>`
       with ins as (
         insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
-        select ${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb, now.t, now.t
-        from (select date_trunc('milliseconds', clock_timestamp()) as t) now
+        values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
+          date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
         returning *
       ), log as (
         insert into change_log (${logColumns})
@@ -343,6 +385,9 @@ export type UpdateOutcome = { record: RecordModel } | { missing: true } | { conf
  * `updated_at` strictly increases. The row is locked first and its properties as locked are the
  * entry's "before", so concurrent updates log a chain where each one's before is the last one's
  * after. With `expectedUpdatedAt`, the update happens only if the record still has that version.
+ * The time comes from this process, and the millisecond is added in UTC: Citus refuses a volatile
+ * function in an UPDATE, and a stable one (timestamptz + interval) beside a column. The floor of one
+ * millisecond past the old value keeps it increasing whatever the clocks say.
  */
 export async function updateRecord(
   db: Kysely<DB>,
@@ -358,6 +403,7 @@ export async function updateRecord(
     ? sql`and r.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
     : sql``;
   const keys = [...Object.keys(set), ...clear];
+  if (await writesOnCitus()) return updateOnCitus(db, kind, key, set, clear, actor, keys, expectedUpdatedAt);
   const { rows } = await sql<RecordRow & { matched: boolean }>`
     with lk as (${recordLocks(key.orgId, [key.id])}), old as (
       select r.org_id, r.id, r.properties from ${t} r, lk
@@ -366,7 +412,8 @@ export async function updateRecord(
     ), upd as (
       update ${t} r set
         properties = (r.properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
-        updated_at = greatest(date_trunc('milliseconds', clock_timestamp()), r.updated_at + interval '1 millisecond')
+        updated_at = greatest(${new Date().toISOString()}::timestamptz,
+          ((r.updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
       from old where r.org_id = old.org_id and r.id = old.id
       returning r.*, old.properties as old_properties
     ), log as (
@@ -382,6 +429,61 @@ export async function updateRecord(
   return still ? { conflict: true } : { missing: true };
 }
 
+/**
+ * updateRecord on Citus, as three single-task statements of the caller's transaction: the record's
+ * advisory lock (before the transaction has an id, as recordLocks explains), the update joined to
+ * the locked row as it was (its properties are the entry's "before"), and the entry.
+ */
+async function updateOnCitus(
+  db: Kysely<DB>,
+  kind: RecordKind,
+  key: { orgId: string; portfolioId: string; id: string },
+  set: Record<string, StoredValue>,
+  clear: string[],
+  actor: Actor,
+  keys: string[],
+  expectedUpdatedAt?: Date,
+): Promise<UpdateOutcome> {
+  const t = sql.table(RECORD_TABLE[kind]);
+  const version = expectedUpdatedAt
+    ? sql`and o.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
+    : sql``;
+  await lockRecords(db, key.orgId, [key.id]);
+  const { rows } = await sql<RecordRow & { old_properties: Record<string, unknown> }>`
+    update ${t} r set
+      properties = (r.properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
+      updated_at = greatest(${new Date().toISOString()}::timestamptz,
+        ((r.updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
+    from (select o.id, o.properties from ${t} o
+      where o.org_id = ${key.orgId} and o.portfolio_id = ${key.portfolioId} and o.id = ${key.id} ${version}
+      for update) old
+    where r.org_id = ${key.orgId} and r.id = old.id
+    returning ${recordColumns(kind, 'r')}, old.properties as old_properties`.execute(db);
+  const r = rows[0];
+  if (r) {
+    const changes = diffProperties(r.old_properties, r.properties as Record<string, unknown>, keys);
+    await insertEntries(
+      db,
+      [
+        {
+          orgId: key.orgId,
+          portfolioId: r.portfolio_id,
+          kind,
+          recordId: r.id,
+          op: 'update',
+          relatedId: null,
+          changes,
+        },
+      ],
+      actor,
+    );
+    return { record: toRecord(kind, r) };
+  }
+  if (!expectedUpdatedAt) return { missing: true };
+  const still = await recordInPortfolio(db, kind, key);
+  return still ? { conflict: true } : { missing: true };
+}
+
 /** Deletes a record and logs it (with its values as "before"); its link rows go with it (ON DELETE CASCADE). */
 export async function deleteRecord(
   db: Kysely<DB>,
@@ -389,6 +491,32 @@ export async function deleteRecord(
   key: { orgId: string; portfolioId: string; id: string },
   actor: Actor,
 ): Promise<boolean> {
+  if (await writesOnCitus()) {
+    await lockRecords(db, key.orgId, [key.id]);
+    const { rows } = await sql<{ portfolio_id: string; id: string; properties: Record<string, unknown> }>`
+      delete from ${sql.table(RECORD_TABLE[kind])}
+      where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}
+      returning portfolio_id, id, properties`.execute(db);
+    const r = rows[0];
+    if (!r) return false;
+    const changes = diffProperties(r.properties, null);
+    await insertEntries(
+      db,
+      [
+        {
+          orgId: key.orgId,
+          portfolioId: r.portfolio_id,
+          kind,
+          recordId: r.id,
+          op: 'delete',
+          relatedId: null,
+          changes,
+        },
+      ],
+      actor,
+    );
+    return true;
+  }
   const { rows } = await sql<{ id: string }>`
     with lk as (${recordLocks(key.orgId, [key.id])}), del as (
       delete from ${sql.table(RECORD_TABLE[kind])} r using lk

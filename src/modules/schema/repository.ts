@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { bumpOrgVersion } from '../../db/org-cache.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import type { PropertyTypeName } from '../properties/registry.js';
 import {
@@ -93,4 +94,5 @@ export async function upsertProperty(
     .values({ org_id: orgId, kind, id: p.id, position: (last?.max ?? -1) + 1, ...values })
     .onConflict((oc) => oc.columns(['org_id', 'kind', 'id']).doUpdateSet(values))
     .execute();
+  await bumpOrgVersion(db, orgId);
 }
