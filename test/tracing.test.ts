@@ -91,7 +91,9 @@ describe('traces', () => {
     expect(t.parent(pages[0])).toBe(op);
     expect(pages[0].attributes['sdg.batch.size']).toBe(1);
     const sql = t.mine.filter((s) => s.attributes['db.query.text']);
-    expect(sql.map((s) => s.name)).toContain('WITH');
+    // Statement spans are named by the statement's kind, never by its text.
+    expect(sql.length).toBeGreaterThan(0);
+    for (const s of sql) expect(s.name).toMatch(/^(SELECT|WITH|INSERT|UPDATE|DELETE)$/);
     // The key lookup runs before the operation, under the server span; the page under its batch.
     expect(sql.some((s) => t.parent(s) === http)).toBe(true);
     expect(sql.some((s) => t.parent(s) === pages[0])).toBe(true);
