@@ -11,8 +11,9 @@ import { type UserErrorModel, UserErrors } from './user-errors.js';
 import * as values from './values.js';
 
 /**
- * A write's payload: the record and no userErrors, or, when its values were refused, null and
- * every problem as userErrors. Other failures (401, 403, 404) stay GraphQL errors.
+ * A write's payload: the record and no userErrors; when its values were refused, null and every
+ * problem as userErrors; when an update's `expectedUpdatedAt` is stale, the record as it is now and a
+ * CONFLICT. Other failures (401, 403, 404) stay GraphQL errors.
  */
 async function refusable<P extends object>(
   write: () => Promise<RecordModel | service.UpdateResult>,
