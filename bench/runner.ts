@@ -193,11 +193,13 @@ export interface PreparedDataset {
 export async function prepareDataset(
   o: Pick<BenchOptions, 'backend' | 'serverUrl' | 'dbName' | 'pgliteDir' | 'reseed' | 'scale' | 'quiet'> & {
     filters?: boolean;
+    /** serverUrl is a Citus coordinator: the bench database is distributed (bench/citus.ts). */
+    citus?: boolean;
   },
 ): Promise<PreparedDataset> {
   const target: StoreTarget =
     o.backend === 'postgres'
-      ? { backend: 'postgres', serverUrl: o.serverUrl, dbName: o.dbName }
+      ? { backend: 'postgres', serverUrl: o.serverUrl, dbName: o.dbName, citus: o.citus }
       : { backend: 'pglite', dataDir: o.pgliteDir };
 
   // ---- Dataset: reuse a finished seed of the same scale and version, else (re)seed ----

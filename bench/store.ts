@@ -6,10 +6,12 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DB } from '../src/db/types.js';
+import { createCitusDatabase, dropCitusDatabase } from './citus.js';
 
 /** Where the benchmark data lives: a dedicated database on a Postgres server, or a PGlite folder. */
 export type StoreTarget =
-  | { backend: 'postgres'; serverUrl: string; dbName: string }
+  /** `citus`: serverUrl is a Citus coordinator; the database is made on every node (bench/citus.ts). */
+  | { backend: 'postgres'; serverUrl: string; dbName: string; citus?: boolean }
   | { backend: 'pglite'; dataDir: string };
 
 /** An open benchmark database: Kysely for ordinary statements, plus a bulk COPY path. */
@@ -60,6 +62,7 @@ export async function dropStore(target: StoreTarget): Promise<void> {
     return;
   }
   if (!SAFE_NAME.test(target.dbName)) throw new Error(`bad database name "${target.dbName}"`);
+  if (target.citus) return dropCitusDatabase(target.serverUrl, target.dbName);
   await withAdmin(target.serverUrl, (c) => c.query(`drop database if exists ${target.dbName} with (force)`));
 }
 
@@ -67,10 +70,13 @@ export async function dropStore(target: StoreTarget): Promise<void> {
 export async function openStore(target: StoreTarget): Promise<BenchStore> {
   if (target.backend === 'postgres') {
     if (!SAFE_NAME.test(target.dbName)) throw new Error(`bad database name "${target.dbName}"`);
-    await withAdmin(target.serverUrl, async (c) => {
+    const exists = await withAdmin(target.serverUrl, async (c) => {
       const { rowCount } = await c.query('select 1 from pg_database where datname = $1', [target.dbName]);
-      if (!rowCount) await c.query(`create database ${target.dbName}`);
+      if (!rowCount && !target.citus) await c.query(`create database ${target.dbName}`);
+      return !!rowCount;
     });
+    // Migrations then see the extension and distribute each table as they create it.
+    if (!exists && target.citus) await createCitusDatabase(target.serverUrl, target.dbName);
     const url = benchDatabaseUrl(target.serverUrl, target.dbName);
     const pool = new pg.Pool({ connectionString: url, max: 4 });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
