@@ -1,5 +1,7 @@
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { DEFAULT_COMPRESSION } from '../src/http/compression.js';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 import { a1, freshPortfolio } from './records-helpers.js';
@@ -228,5 +230,42 @@ describe('compression', () => {
     });
     expect(zipped.statusCode).toBe(400);
     expect(JSON.parse(zipped.body).error.code).toBe('BAD_REQUEST');
+  });
+
+  test('answers up to COMPRESSION_SYNC_MAX_BYTES are compressed in one call (sized), larger ones stream', async ({
+    env,
+  }) => {
+    expect(loadConfig({ COMPRESSION_SYNC_MAX_BYTES: '2048' }).compression).toMatchObject({
+      syncMaxBytes: 2048,
+    });
+    expect(loadConfig({}).compression).toMatchObject({ syncMaxBytes: 512 * 1024 });
+    const url = `/projects/v1?orgId=${a1(env).orgId}&portfolioId=${a1(env).portfolioId}&limit=50`;
+    const get = (app: typeof env.app) =>
+      app.inject({
+        method: 'GET',
+        url,
+        headers: { 'x-api-key': env.demo.users.alice.apiKey, 'accept-encoding': 'br' },
+      });
+    // The default: a 50-project page is compressed in one call, so its length is known.
+    const whole = await get(env.app);
+    expect(whole.rawPayload.length).toBeGreaterThan(0);
+    expect(whole.headers['content-encoding']).toBe('br');
+    expect(Number(whole.headers['content-length'])).toBe(whole.rawPayload.length);
+    // Under a 2 KB limit the same page streams: chunked, no length, the same bytes once decoded.
+    const small = await buildApp({
+      database: env.database,
+      compression: { ...DEFAULT_COMPRESSION, syncMaxBytes: 2048 },
+    });
+    try {
+      const streamed = await get(small);
+      expect(streamed.headers['content-encoding']).toBe('br');
+      expect(streamed.headers['content-length']).toBeUndefined();
+      expect(streamed.headers['transfer-encoding']).toBe('chunked');
+      expect(brotliDecompressSync(streamed.rawPayload).toString()).toBe(
+        brotliDecompressSync(whole.rawPayload).toString(),
+      );
+    } finally {
+      await small.close();
+    }
   });
 });

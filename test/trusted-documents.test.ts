@@ -91,6 +91,34 @@ describe('trusted documents on', () => {
     expect(anon.statusCode).toBe(401);
   });
 
+  test("the client preset's sha256 manifest keys (`sha256:<hex>`) match a hash sent with or without the prefix", async ({
+    env,
+  }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdg-trusted-'));
+    const path = join(dir, 'persisted-documents.json');
+    writeFileSync(path, JSON.stringify({ [`sha256:${sha(ORGS)}`]: ORGS }));
+    const prefixed = await buildApp({ database: env.database, trustedDocuments: loadTrustedDocuments(path) });
+    try {
+      for (const body of [
+        { documentId: `sha256:${sha(ORGS)}` },
+        { documentId: sha(ORGS) },
+        { extensions: { persistedQuery: { version: 1, sha256Hash: `sha256:${sha(ORGS)}` } } },
+        { extensions: { persistedQuery: { version: 1, sha256Hash: sha(ORGS) } } },
+      ]) {
+        const r = await prefixed.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+        expect(r.statusCode, `${JSON.stringify(body)} ${r.body}`).toBe(200);
+        expect(JSON.parse(r.body).data.organizations.length).toBeGreaterThan(0);
+      }
+    } finally {
+      await prefixed.close();
+    }
+  });
+
   test('an admin key may send ad-hoc documents (GraphiQL, scripts)', async () => {
     const r = await post({ query: 'query { viewer { user { id } } }' }, adminKey);
     expect(r.statusCode, r.body).toBe(200);

@@ -168,3 +168,45 @@ describe('userErrors', () => {
     }
   });
 });
+
+describe('link payloads', () => {
+  test('link and unlink payloads carry userErrors (empty); a contact of another portfolio stays a NOT_FOUND error', async ({
+    env,
+  }) => {
+    const scope = await freshPortfolio(env);
+    const other = await freshPortfolio(env);
+    const make = async (
+      s: typeof scope,
+      kind: 'Project' | 'Contact',
+      properties: Record<string, unknown>,
+    ): Promise<string> => {
+      const r = await env.as.alice.gql(
+        `mutation($input: CreateRecordInput!) { create${kind}(input: $input) { ${kind.toLowerCase()} { id } userErrors { code } } }`,
+        { input: { ...s, properties } },
+      );
+      expect(r.body.errors).toBeUndefined();
+      return r.body.data[`create${kind}`][kind.toLowerCase()].id;
+    };
+    const projectId = await make(scope, 'Project', { name: { text: 'Linked Solar' } });
+    const contactId = await make(scope, 'Contact', { first_name: { text: 'Lena' } });
+    const elsewhere = await make(other, 'Contact', { first_name: { text: 'Otto' } });
+    const LINK = `mutation($input: ProjectContactInput!, $linked: Boolean!) {
+      link: linkProjectContact(input: $input) @include(if: $linked) { linked userErrors { code message propertyId path } }
+      unlink: unlinkProjectContact(input: $input) @skip(if: $linked) { linked userErrors { code message propertyId path } }
+    }`;
+    const linked = await env.as.alice.gql(LINK, { input: { projectId, contactId }, linked: true });
+    expect(linked.body).toEqual({ data: { link: { linked: true, userErrors: [] } } });
+    const unlinked = await env.as.alice.gql(LINK, { input: { projectId, contactId }, linked: false });
+    expect(unlinked.body).toEqual({ data: { unlink: { linked: false, userErrors: [] } } });
+    const refused = await env.as.alice.gql(LINK, {
+      input: { projectId, contactId: elsewhere },
+      linked: true,
+    });
+    expect(refused.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    const parcel = await env.as.alice.gql(
+      'mutation($input: ParcelContactInput!) { unlinkParcelContact(input: $input) { linked userErrors { code } } }',
+      { input: { parcelId: 'pcl_0000000000000000000000', contactId } },
+    );
+    expect(parcel.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+});

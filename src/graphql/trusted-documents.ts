@@ -5,6 +5,9 @@ import { AppError } from '../errors.js';
 /** Document hash → document text: the manifest graphql-codegen's client preset writes with `persistedDocuments: true`. */
 export type TrustedDocuments = ReadonlyMap<string, string>;
 
+/** The client preset writes sha256 keys as `sha256:<hex>` (sha1 ones bare); both sides compare the bare hash. */
+const bare = (hash: string) => hash.replace(/^sha256:/, '');
+
 /** Reads GRAPHQL_TRUSTED_DOCUMENTS' manifest; a malformed one fails the start, not a request. */
 export function loadTrustedDocuments(path: string): TrustedDocuments {
   let json: unknown;
@@ -19,7 +22,7 @@ export function loadTrustedDocuments(path: string): TrustedDocuments {
   for (const [hash, doc] of Object.entries(json)) {
     if (typeof doc !== 'string' || !doc.trim())
       throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: the document of ${hash} in ${path} is not a string`);
-    docs.set(hash, doc);
+    docs.set(bare(hash), doc);
   }
   return docs;
 }
@@ -44,10 +47,9 @@ function requestedHash(p: GraphQLParams): { hash: string; extensions?: Record<st
     typeof extensions === 'object' && extensions !== null
       ? (extensions as Record<string, unknown>)
       : undefined;
-  if (typeof p.documentId === 'string')
-    return { hash: p.documentId.replace(/^sha256:/, ''), extensions: ext };
+  if (typeof p.documentId === 'string') return { hash: bare(p.documentId), extensions: ext };
   const apq = ext?.persistedQuery as { sha256Hash?: unknown } | undefined;
-  if (typeof apq?.sha256Hash === 'string') return { hash: apq.sha256Hash, extensions: ext };
+  if (typeof apq?.sha256Hash === 'string') return { hash: bare(apq.sha256Hash), extensions: ext };
   return undefined;
 }
 

@@ -1,12 +1,12 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { MemoryRateLimitStore } from '../../src/http/rate-limit-store.js';
 import { Metrics } from '../../src/observability/metrics.js';
 import { startMetricsServer } from '../../src/observability/metrics-server.js';
 import { PACKAGE_ROOT } from '../../src/paths.js';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/browser.js';
 import { seededDatabase } from '../helpers/database.js';
 import { client } from '../helpers/http.js';
 import { evaluate, parseScrape, renderDashboard } from './dashboard-render.js';
@@ -16,18 +16,6 @@ import { evaluate, parseScrape, renderDashboard } from './dashboard-render.js';
  * exists, and a static render of its panels from two scrapes around real traffic is screenshotted
  * in Debian's chromium (docs/dashboard.png with UPDATE_SCREENSHOTS=1).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const DASHBOARD = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'docs/grafana-dashboard.json'), 'utf8'));
 const SCREENSHOT = join(PACKAGE_ROOT, 'test-results/dashboard.png');
 
@@ -115,7 +103,7 @@ test('every metric the dashboard queries is in a real scrape, and every panel ha
 
 test.skipIf(!HAS_CHROMIUM)('a static render of the dashboard, screenshotted in chromium', async () => {
   const html = renderDashboard(DASHBOARD, before, after, seconds);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.setContent(html);

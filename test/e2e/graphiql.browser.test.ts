@@ -1,9 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildGraphiQL } from '../../scripts/build-graphiql.mjs';
 import { buildApp } from '../../src/app.js';
@@ -11,6 +11,7 @@ import type { Database } from '../../src/db/database.js';
 import { API_KEY_STORAGE } from '../../src/graphiql/example.js';
 import { PACKAGE_ROOT } from '../../src/paths.js';
 import type { DemoOutput } from '../../src/seed/demo.js';
+import { HAS_CHROMIUM, launchChromium, noteIfNoChromium } from '../helpers/browser.js';
 import { openSeededDatabase } from '../helpers/database.js';
 
 /**
@@ -23,22 +24,7 @@ import { openSeededDatabase } from '../helpers/database.js';
 declare const document: { querySelector(s: string): { textContent: string | null } | null };
 declare const localStorage: { getItem(k: string): string | null };
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) {
-  console.log(
-    `skipped: the GraphiQL browser test needs Debian's chromium at ${CHROMIUM}; enable it with: apt-get install chromium`,
-  );
-}
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+noteIfNoChromium('the GraphiQL browser test');
 const SCREENSHOT = join(PACKAGE_ROOT, 'test-results/graphiql.png');
 const README_SCREENSHOT = join(PACKAGE_ROOT, 'docs/graphiql.png');
 const PREFIX = '/tools/solar-data';
@@ -135,7 +121,7 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL in headless Chromium', () => {
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${PREFIX}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {

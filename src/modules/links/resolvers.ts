@@ -13,14 +13,14 @@ const projectContact =
   (linked: boolean): MutationResolvers['linkProjectContact'] =>
   async (_p, { input }, ctx) => {
     const r = await setContactLink(ctx, 'project_contacts', { ...input, parentId: input.projectId }, linked);
-    return { project: r.parent, contact: r.contact, linked: r.linked };
+    return { project: r.parent, contact: r.contact, linked: r.linked, userErrors: [] };
   };
 
 const parcelContact =
   (linked: boolean): MutationResolvers['linkParcelContact'] =>
   async (_p, { input }, ctx) => {
     const r = await setContactLink(ctx, 'parcel_contacts', { ...input, parentId: input.parcelId }, linked);
-    return { parcel: r.parent, contact: r.contact, linked: r.linked };
+    return { parcel: r.parent, contact: r.contact, linked: r.linked, userErrors: [] };
   };
 
 export const linkResolvers: Resolvers = {

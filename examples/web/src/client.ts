@@ -1,0 +1,75 @@
+import { cacheExchange, type Resolver } from '@urql/exchange-graphcache';
+import { relayPagination } from '@urql/exchange-graphcache/extras';
+import { persistedExchange } from '@urql/exchange-persisted';
+import type { DocumentNode } from 'graphql';
+import { Client, fetchExchange } from 'urql';
+import * as documents from './gql/graphql';
+
+/**
+ * The client preset embeds each document's hash (`__meta__.hash`, the key of
+ * persisted-documents.json). urql hands exchanges a copy of the document, so look the hash up by
+ * operation name instead of reading it off the object.
+ */
+const hashes = new Map<string, string>();
+for (const doc of Object.values(documents) as unknown[]) {
+  const d = doc as DocumentNode & { __meta__?: { hash?: string } };
+  const op = d?.definitions?.find((x) => x.kind === 'OperationDefinition');
+  if (op?.kind === 'OperationDefinition' && op.name && d.__meta__?.hash)
+    hashes.set(op.name.value, d.__meta__.hash);
+}
+
+function hashOf(doc: DocumentNode): string {
+  const op = doc.definitions.find((x) => x.kind === 'OperationDefinition');
+  const hash = op?.kind === 'OperationDefinition' && op.name ? hashes.get(op.name.value) : undefined;
+  // Every operation of the app is in the manifest; one that is not is a build mistake.
+  if (!hash) throw new Error('operation missing from the trusted-documents manifest');
+  return hash;
+}
+
+/**
+ * relayPagination merges the pages of one filter and order into one list (edges and pageInfo
+ * only); the connection's totalCount is read from the page asked for.
+ */
+const pages = relayPagination();
+const paginated: Resolver = (parent, args, cache, info) => {
+  const merged = pages(parent, args, cache, info) as Record<string, unknown> | undefined;
+  const current = cache.resolve(info.parentKey, info.fieldName, args);
+  if (!merged || typeof current !== 'string') return merged;
+  return { ...merged, totalCount: cache.resolve(current, 'totalCount') };
+};
+
+/** Types without an id are stored inside their parent, not normalized. */
+const embedded = () => null;
+
+export function makeClient(gateway: string, apiKey: string): Client {
+  return new Client({
+    url: `${gateway.replace(/\/$/, '')}/graphql`,
+    // The key travels in a header (never a cookie), so the gateway's CORS can allow any origin.
+    fetchOptions: () => ({ headers: { 'x-api-key': apiKey } }),
+    exchanges: [
+      cacheExchange({
+        keys: {
+          ProjectConnection: embedded,
+          ProjectEdge: embedded,
+          PageInfo: embedded,
+          TextValue: embedded,
+          NumberValue: embedded,
+          SelectValue: embedded,
+          SelectOption: embedded,
+          ProjectPayload: embedded,
+          UserError: embedded,
+        },
+        // "Load more" asks for the next page, appended to the same list.
+        resolvers: { Portfolio: { projects: paginated } },
+      }),
+      // Only hashes go over the wire: the gateway runs the manifest's documents (trusted documents).
+      persistedExchange({
+        enforcePersistedQueries: true,
+        enableForMutation: true,
+        preferGetForPersistedQueries: false,
+        generateHash: async (_text, doc) => hashOf(doc),
+      }),
+      fetchExchange,
+    ],
+  });
+}
