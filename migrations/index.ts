@@ -6,6 +6,7 @@ import * as m0004 from './0004_checkbox_property_type.js';
 import * as m0005 from './0005_search_values.js';
 import * as m0006 from './0006_change_log.js';
 import * as m0007 from './0007_api_key_admin.js';
+import * as m0008 from './0008_webhooks.js';
 
 /** Static list, so migrations work the same from sources (tests), from dist/ and in a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0005_search_values': m0005,
   '0006_change_log': m0006,
   '0007_api_key_admin': m0007,
+  '0008_webhooks': m0008,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -74,6 +74,8 @@ export interface AppOptions {
   compression?: CompressionConfig | false;
   /** GRAPHQL_TRUSTED_DOCUMENTS: /graphql runs only these (admin keys excepted); any document unless given. */
   trustedDocuments?: TrustedDocuments;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: endpoints may be registered on private addresses (tests); refused unless given. */
+  webhooks?: { allowPrivateTargets: boolean };
 }
 
 /** Routes that need no API key. */
@@ -100,6 +102,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       readDb: readDatabase && forRequest(readDatabase, req.statements),
     }),
   );
+  const webhooks = { allowPrivateTargets: opts.webhooks?.allowPrivateTargets ?? false };
+  app.addHook('preHandler', async (req) => {
+    if (req.ctx) req.ctx.webhooks = webhooks;
+  });
   // After auth: heavy requests get `ctx.admit()`.
   const admission =
     opts.admission instanceof Admission ? opts.admission : new Admission(opts.admission ?? DEFAULT_ADMISSION);
@@ -156,7 +162,8 @@ function createServer(opts: AppOptions, metrics: Metrics): FastifyInstance {
   // Every request counts its own SQL statements (see forRequest).
   app.decorateRequest('statements', null as unknown as StatementCounter);
   app.addHook('onRequest', async (req) => {
-    req.statements = { count: 0 };
+    // With tracing on, the request's statements hang under its spans (observability/http.ts ran first).
+    req.statements = req.obs?.trace ? { count: 0, trace: req.obs.trace } : { count: 0 };
   });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -172,8 +179,12 @@ function createServer(opts: AppOptions, metrics: Metrics): FastifyInstance {
   installCors(app, opts.corsOrigins ?? '*');
   if (opts.compression !== false) installCompression(app, opts.compression);
   if (opts.rateLimit)
-    installRateLimit(app, opts.rateLimit.store, opts.rateLimit.config, (scope) =>
-      metrics.rateLimited.inc({ scope }),
+    installRateLimit(
+      app,
+      opts.rateLimit.store,
+      opts.rateLimit.config,
+      (scope) => metrics.rateLimited.inc({ scope }),
+      trustedProxies(opts.trustProxy),
     );
   return app;
 }

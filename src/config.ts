@@ -2,6 +2,7 @@ import { DEFAULT_ADMISSION } from './http/admission.js';
 import { type CompressionConfig, DEFAULT_COMPRESSION } from './http/compression.js';
 import { type CorsOrigins, parseCorsOrigins } from './http/cors.js';
 import { DEFAULT_ADDRESS_LIMIT } from './http/rate-limit.js';
+import { DEFAULT_WEBHOOKS, type WebhookSettings } from './modules/webhooks/dispatcher.js';
 
 /** Runtime configuration, from the environment. Every knob has a safe default. */
 export interface Config {
@@ -44,6 +45,8 @@ export interface Config {
   compression: CompressionConfig | false;
   /** GRAPHQL_TRUSTED_DOCUMENTS: a persisted-documents manifest; /graphql then runs only its documents. */
   trustedDocumentsPath?: string;
+  /** Webhook delivery (WEBHOOK_*); `deliver` false (WEBHOOK_DELIVERY=0) keeps this process from sending. */
+  webhooks: WebhookSettings & { deliver: boolean };
 }
 
 type Env = Record<string, string | undefined>;
@@ -81,7 +84,8 @@ function compressionLevels(env: Env): CompressionConfig {
   const gzipLevel = int(env, 'COMPRESSION_GZIP_LEVEL', DEFAULT_COMPRESSION.gzipLevel);
   if (brotliQuality > 11) throw new Error('COMPRESSION_BROTLI_QUALITY must be from 0 to 11');
   if (gzipLevel < 1 || gzipLevel > 9) throw new Error('COMPRESSION_GZIP_LEVEL must be from 1 to 9');
-  return { brotliQuality, gzipLevel };
+  const syncMaxBytes = int(env, 'COMPRESSION_SYNC_MAX_BYTES', DEFAULT_COMPRESSION.syncMaxBytes);
+  return { brotliQuality, gzipLevel, syncMaxBytes };
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -122,5 +126,15 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     compression: env.COMPRESSION === '0' ? false : compressionLevels(env),
     trustedDocumentsPath: env.GRAPHQL_TRUSTED_DOCUMENTS || undefined,
+    webhooks: {
+      deliver: env.WEBHOOK_DELIVERY !== '0',
+      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',
+      maxFailures: Math.max(1, int(env, 'WEBHOOK_MAX_FAILURES', DEFAULT_WEBHOOKS.maxFailures)),
+      timeoutMs: Math.max(1, int(env, 'WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOKS.timeoutMs)),
+      retryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', DEFAULT_WEBHOOKS.retryBaseMs),
+      retryMaxMs: int(env, 'WEBHOOK_RETRY_MAX_MS', DEFAULT_WEBHOOKS.retryMaxMs),
+      pollMs: Math.max(10, int(env, 'WEBHOOK_POLL_MS', DEFAULT_WEBHOOKS.pollMs)),
+      concurrency: Math.max(1, int(env, 'WEBHOOK_CONCURRENCY', DEFAULT_WEBHOOKS.concurrency)),
+    },
   };
 }

@@ -12,6 +12,8 @@ export const ID_PREFIX = {
   Parcel: 'par',
   Contact: 'con',
   ApiKey: 'key',
+  WebhookEndpoint: 'whk',
+  WebhookDelivery: 'whd',
 } as const;
 export type NodeType = keyof typeof ID_PREFIX;
 

@@ -8,6 +8,7 @@ import { loadTrustedDocuments } from './graphql/trusted-documents.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { loggerOptions } from './logger.js';
 import { startRetention } from './modules/changes/retention.js';
+import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startTracingFromEnv } from './observability/otel.js';
@@ -59,8 +60,11 @@ async function main() {
     corsOrigins: cfg.corsOrigins,
     compression: cfg.compression,
     trustedDocuments: cfg.trustedDocumentsPath ? loadTrustedDocuments(cfg.trustedDocumentsPath) : undefined,
+    webhooks: { allowPrivateTargets: cfg.webhooks.allowPrivateTargets },
   });
   const retention = startRetention(database.db, cfg.changeLogRetentionDays, log);
+  const webhooks = cfg.webhooks.deliver ? new WebhookDispatcher(database.db, cfg.webhooks, log) : undefined;
+  await webhooks?.start(database.listen);
   // The address actually bound (PORT=0 picks a free port).
   const base = await app.listen({ port: cfg.port, host: cfg.host });
   const metricsServer = cfg.metrics && (await startMetricsServer(metrics, cfg.metrics));
@@ -93,6 +97,7 @@ async function main() {
     try {
       retention.stop();
       await app.close();
+      await webhooks?.stop();
       await metricsServer?.close();
       await stopTracing?.();
       await store?.close?.();

@@ -9,6 +9,9 @@ import { importParcels } from '../modules/records/import.js';
 import { sortIndexSql } from '../modules/records/order.js';
 import { schemasByKeys } from '../modules/schema/repository.js';
 import { defineProperty, installDefaultProperties } from '../modules/schema/service.js';
+import * as webhooks from '../modules/webhooks/repository.js';
+import { validateEndpoint } from '../modules/webhooks/service.js';
+import { newSecret } from '../modules/webhooks/signing.js';
 import { hasDemoData, seedDemo } from '../seed/demo.js';
 
 export interface Io {
@@ -42,6 +45,9 @@ export interface Options {
   type?: string;
   option?: string[];
   map?: string[];
+  url?: string;
+  event?: string[];
+  portfolios?: string;
 }
 
 /** What a command gets: its options, the words after the command, and where to write. */
@@ -262,6 +268,76 @@ async function parcelsImport(c: Call) {
   }
 }
 
+/** Comma-separated or repeated values, trimmed, empty ones dropped. */
+const list = (values: string[] | string | undefined) =>
+  (Array.isArray(values) ? values : values ? [values] : [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+async function webhookAdd(c: Call) {
+  const { org, url } = need(c.values, 'org', 'url');
+  const events = list(c.values.event);
+  if (!events.length)
+    throw new UsageError('missing --event (for example --event parcel.updated --event project.created)');
+  const portfolioIds = list(c.values.portfolios);
+  await requireOrg(c, org);
+  if (!c.json) c.io.err(`checking ${url} (resolving its host)…`);
+  await validateEndpoint(
+    { url, events, portfolioIds },
+    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',
+    async (id) => (await orgs.findPortfolio(c.database.db, id))?.orgId === org,
+  );
+  const secret = newSecret();
+  const e = await webhooks.insertEndpoint(c.database.db, {
+    orgId: org,
+    url,
+    events: [...new Set(events)],
+    portfolioIds: portfolioIds.length ? [...new Set(portfolioIds)] : null,
+    secret,
+    createdBy: null,
+  });
+  if (c.json) c.io.out(JSON.stringify({ ...e, secret }));
+  else
+    c.io.out(
+      `Created webhook endpoint ${e.id} for ${e.events.join(', ')} → ${e.url}.\nIts signing secret is shown only now (verify Sdg-Signature with it):\n${secret}`,
+    );
+}
+
+async function webhookList(c: Call) {
+  const { org } = need(c.values, 'org');
+  await requireOrg(c, org);
+  const all = await webhooks.listEndpoints(c.database.db, org);
+  if (c.json) return c.io.out(JSON.stringify(all));
+  if (!all.length)
+    return c.io.out(
+      `No webhook endpoints in ${org}. Add one with: sdg webhook add --org ${org} --url … --event …`,
+    );
+  for (const e of all)
+    c.io.out(
+      `${e.id}  ${e.enabled ? 'on ' : 'OFF'}  ${e.url}  ${e.events.join(',')}${e.portfolioIds ? `  portfolios: ${e.portfolioIds.join(',')}` : ''}${e.consecutiveFailures ? `  failures: ${e.consecutiveFailures}` : ''}${e.disabledReason ? `  (${e.disabledReason})` : ''}`,
+    );
+}
+
+async function requireEndpoint(c: Call) {
+  const { id } = need(c.values, 'id');
+  const e = await webhooks.findEndpointAnywhere(c.database.db, id);
+  if (!e) throw new UsageError(`No webhook endpoint "${id}". List them with: sdg webhook list --org …`);
+  return e;
+}
+
+async function webhookRemove(c: Call) {
+  const e = await requireEndpoint(c);
+  await webhooks.deleteEndpoint(c.database.db, e.orgId, e.id);
+  print(c, { removed: e.id }, `Removed webhook endpoint ${e.id} (${e.url}) and its delivery log.`);
+}
+
+async function webhookEnable(c: Call) {
+  const e = await requireEndpoint(c);
+  await webhooks.enableEndpoint(c.database.db, e.orgId, e.id);
+  print(c, { enabled: e.id }, `Webhook endpoint ${e.id} is on again; its pending deliveries go out.`);
+}
+
 /** Every command, by its first two words. */
 export const COMMANDS: Record<string, (c: Call) => Promise<void>> = {
   migrate,
@@ -276,4 +352,8 @@ export const COMMANDS: Record<string, (c: Call) => Promise<void>> = {
   'schema index': schemaIndex,
   'schema property': schemaProperty,
   'parcels import': parcelsImport,
+  'webhook add': webhookAdd,
+  'webhook list': webhookList,
+  'webhook remove': webhookRemove,
+  'webhook enable': webhookEnable,
 };

@@ -4,6 +4,7 @@ import { createDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { AppError } from '../errors.js';
 import { PROPERTY_TYPE_NAMES } from '../modules/properties/registry.js';
+import { WEBHOOK_EVENTS } from '../modules/webhooks/types.js';
 import { COMMANDS, type Io, type Options, UsageError } from './commands.js';
 
 export type { Io };
@@ -34,11 +35,24 @@ Commands:
                                             text/number/date property fast on large portfolios
   parcels import FILE.geojson --portfolio PF [--project PRJ] [--map featureKey=propertyId ...]
                                             create parcels from a GeoJSON FeatureCollection
+  webhook add --org ORG --url URL --event EVENT [--event EVENT ...] [--portfolios PF,PF]
+                                            register a signed webhook endpoint (secret shown once)
+  webhook list --org ORG                    list an organization's endpoints and their state
+  webhook remove --id WHK                   remove an endpoint and its delivery log
+  webhook enable --id WHK                   turn on an endpoint disabled after repeated failures
 
 USER is a user id (usr_…) or an e-mail address.
 The database is DATABASE_URL when set, else embedded PGlite in SDG_DATA_DIR (default ./.data/pglite).`;
 
 const COMMAND_HELP: Record<string, string> = {
+  'webhook add': `sdg webhook add --org ORG --url URL --event EVENT [--event EVENT ...] [--portfolios PF,PF] [--json]
+
+Registers an endpoint that gets a signed POST for each change it asks for, at least once.
+EVENT is ${WEBHOOK_EVENTS.join(', ')}
+(repeat --event or separate with commas). --portfolios limits record changes to those portfolios.
+The URL's host is resolved and refused when any address is loopback, link-local or private,
+unless WEBHOOK_ALLOW_PRIVATE_TARGETS=1. The signing secret is printed once; keep it with the
+receiver, which checks the Sdg-Signature header with it (docs/changes.md shows how).`,
   'parcels import': `sdg parcels import FILE.geojson --portfolio PF [--project PRJ] [--map featureKey=propertyId ...] [--json]
 
 Creates one parcel per Feature (Polygon or MultiPolygon). Feature properties are matched to the
@@ -73,6 +87,9 @@ const OPTIONS = {
   admin: { type: 'boolean', default: false },
   map: { type: 'string', multiple: true },
   citus: { type: 'boolean', default: false },
+  url: { type: 'string' },
+  event: { type: 'string', multiple: true },
+  portfolios: { type: 'string' },
 } as const;
 
 /** Runs one CLI command. Returns the exit code; never calls process.exit, so tests can run it in-process. */

@@ -17,6 +17,8 @@ export const TENANT_TABLES = [
   'project_parcels',
   'org_versions',
   'change_log',
+  'webhook_endpoints',
+  'webhook_deliveries',
 ] as const;
 
 /** Put this comment in a statement that is meant to span tenants. */

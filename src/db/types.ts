@@ -65,4 +65,35 @@ export interface DB {
   project_contacts: LinkBase & { project_id: string; contact_id: string };
   parcel_contacts: LinkBase & { parcel_id: string; contact_id: string };
   project_parcels: LinkBase & { project_id: string; parcel_id: string };
+  webhook_endpoints: {
+    org_id: string;
+    id: string;
+    url: string;
+    events: string[];
+    portfolio_ids: string[] | null;
+    secret: string;
+    enabled: Generated<boolean>;
+    consecutive_failures: Generated<number>;
+    disabled_reason: string | null;
+    created_by: string | null;
+    created_at: Generated<Date>;
+    cursor_tx: string;
+    cursor_seq: Generated<string>;
+  };
+  webhook_deliveries: {
+    org_id: string;
+    id: string;
+    endpoint_id: string;
+    event: string;
+    change_tx: string;
+    change_seq: string;
+    body: string;
+    status: Generated<'pending' | 'delivered'>;
+    attempts: Generated<number>;
+    next_attempt_at: Generated<Date>;
+    last_status: number | null;
+    last_error: string | null;
+    created_at: Generated<Date>;
+    delivered_at: Date | null;
+  };
 }

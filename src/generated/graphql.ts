@@ -8,6 +8,7 @@ import type { OrgModel, PortfolioModel, UserModel, ViewerModel } from '../module
 import type { PropertySchemaModel, PropertyDefModel } from '../modules/schema/types.js';
 import type { ValueModel, RecordModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
 import type { ChangeConnectionModel, ChangeEdgeModel, ChangeModel, PropertyChangeModel } from '../modules/changes/types.js';
+import type { WebhookDeliveryConnectionModel, WebhookDeliveryEdgeModel, WebhookEndpointModel, WebhookDeliveryModel, CreateWebhookEndpointPayloadModel, WebhookEndpointPayloadModel } from '../modules/webhooks/types.js';
 import type { Context } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -223,6 +224,27 @@ export type CreateRecordInput = {
   values?: InputMaybe<Array<PropertyValueEntry>>;
 };
 
+/** Input of createWebhookEndpoint. */
+export type CreateWebhookEndpointInput = {
+  /** The events to send (at least one); see WebhookEndpoint.events. */
+  events: Array<Scalars['String']['input']>;
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** Only changes in these portfolios of the organization; every portfolio when absent. */
+  portfolioIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** An http(s) URL; loopback, link-local and private addresses are refused unless the gateway allows them. */
+  url: Scalars['String']['input'];
+};
+
+/** Result of createWebhookEndpoint. */
+export type CreateWebhookEndpointPayload = {
+  __typename?: 'CreateWebhookEndpointPayload';
+  /** The endpoint. */
+  endpoint: WebhookEndpoint;
+  /** The signing secret (`whsec_…`). Shown only here: store it with the receiver. */
+  secret: Scalars['String']['output'];
+};
+
 /** Date operators, on the value's start date. Several operators in one group must all hold. */
 export type DateFilter = {
   /** Strictly after this day. */
@@ -289,6 +311,13 @@ export type DeleteRecordInput = {
   portfolioId?: InputMaybe<Scalars['ID']['input']>;
 };
 
+/** Result of deleteWebhookEndpoint. */
+export type DeleteWebhookEndpointPayload = {
+  __typename?: 'DeleteWebhookEndpointPayload';
+  /** The id of the endpoint removed. */
+  deletedId: Scalars['ID']['output'];
+};
+
 /** How many records of the list have one option or user (or no value) in a property. */
 export type Facet = {
   __typename?: 'Facet';
@@ -335,10 +364,16 @@ export type Mutation = {
   createContact: ContactPayload;
   /** Creates a project. `properties` uses the REST v1 value objects; the required properties must be set. */
   createProject: ProjectPayload;
+  /** Registers a webhook endpoint (organization owners only). The answer carries its signing secret, shown only this once. */
+  createWebhookEndpoint: CreateWebhookEndpointPayload;
   /** Deletes a contact and its links; the linked records stay. */
   deleteContact: DeletePayload;
   /** Deletes a project and its links; the linked records stay. */
   deleteProject: DeletePayload;
+  /** Removes a webhook endpoint and its delivery log (organization owners only). */
+  deleteWebhookEndpoint: DeleteWebhookEndpointPayload;
+  /** Turns on an endpoint that was disabled after repeated failures, with its failure count reset; its pending deliveries go out again. */
+  enableWebhookEndpoint: WebhookEndpointPayload;
   /** Links a contact to a parcel of the same portfolio; linking a linked pair changes nothing. */
   linkParcelContact: ParcelContactPayload;
   /** Links a contact to a project of the same portfolio; linking a linked pair changes nothing. */
@@ -390,6 +425,19 @@ export type MutationCreateProjectArgs = {
  * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
  * example an empty id).
  */
+export type MutationCreateWebhookEndpointArgs = {
+  input: CreateWebhookEndpointInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationDeleteContactArgs = {
   input: DeleteRecordInput;
 };
@@ -405,6 +453,32 @@ export type MutationDeleteContactArgs = {
  */
 export type MutationDeleteProjectArgs = {
   input: DeleteRecordInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationDeleteWebhookEndpointArgs = {
+  input: WebhookEndpointIdInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationEnableWebhookEndpointArgs = {
+  input: WebhookEndpointIdInput;
 };
 
 
@@ -575,6 +649,8 @@ export type Organization = Node & {
   users: Array<User>;
   /** The caller's role here; GUEST when the caller only reaches some portfolios. */
   viewerRole: Role;
+  /** The webhook endpoints registered here, oldest first. Owners only: anyone else gets FORBIDDEN. */
+  webhookEndpoints: Array<WebhookEndpoint>;
 };
 
 
@@ -708,6 +784,8 @@ export type ParcelContactPayload = {
   linked: Scalars['Boolean']['output'];
   /** The parcel. */
   parcel: Parcel;
+  /** Always empty for now: a link has no values to refuse (missing or out-of-reach records are NOT_FOUND errors). There for clients that read every payload the same way. */
+  userErrors: Array<UserError>;
 };
 
 /** A parcel in a page. */
@@ -952,6 +1030,8 @@ export type ProjectContactPayload = {
   linked: Scalars['Boolean']['output'];
   /** The project. */
   project: Project;
+  /** Always empty for now: a link has no values to refuse (missing or out-of-reach records are NOT_FOUND errors). There for clients that read every payload the same way. */
+  userErrors: Array<UserError>;
 };
 
 /** A project in a page, with the link's own data when the list is a link list. */
@@ -1118,6 +1198,8 @@ export type Query = {
   project?: Maybe<Project>;
   /** The user whose API key made this request. */
   viewer: Viewer;
+  /** One webhook endpoint; null when it does not exist or is out of reach. Owners only: other members get FORBIDDEN. */
+  webhookEndpoint?: Maybe<WebhookEndpoint>;
 };
 
 
@@ -1147,6 +1229,12 @@ export type QueryParcelArgs = {
 
 /** The root of every read. */
 export type QueryProjectArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. */
+export type QueryWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -1358,6 +1446,109 @@ export type Viewer = {
   user: User;
 };
 
+/** One change sent (or to be sent) to one endpoint. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  /** Attempts made so far. */
+  attempts: Scalars['Int']['output'];
+  /** When the change became this delivery. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When a 2xx acknowledged it. */
+  deliveredAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The event, for example `parcel.updated`. */
+  event: Scalars['String']['output'];
+  /** The idempotency id (`whd_…`), also the body's `id` and the `Sdg-Delivery-Id` header; the same on every attempt. */
+  id: Scalars['ID']['output'];
+  /** Why the last attempt failed, when it did. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** The HTTP status of the last attempt, when one answered. */
+  lastStatus?: Maybe<Scalars['Int']['output']>;
+  /** When the next attempt is due (pending deliveries). */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The body POSTed, as JSON. */
+  payload: Scalars['JSON']['output'];
+  /** Pending or delivered. */
+  status: WebhookDeliveryStatus;
+};
+
+/** A page of deliveries. */
+export type WebhookDeliveryConnection = {
+  __typename?: 'WebhookDeliveryConnection';
+  /** The deliveries with their cursors. */
+  edges: Array<WebhookDeliveryEdge>;
+  /** The deliveries alone. */
+  nodes: Array<WebhookDelivery>;
+  /** Paging. */
+  pageInfo: PageInfo;
+};
+
+/** One delivery and its cursor. */
+export type WebhookDeliveryEdge = {
+  __typename?: 'WebhookDeliveryEdge';
+  /** Opaque cursor for `after`. */
+  cursor: Scalars['String']['output'];
+  /** The delivery. */
+  node: WebhookDelivery;
+};
+
+/** Whether a delivery has been acknowledged by a 2xx. */
+export type WebhookDeliveryStatus =
+  /** Acknowledged with a 2xx. */
+  | 'DELIVERED'
+  /** Not yet acknowledged: waiting for its next attempt (or for its endpoint to be enabled). */
+  | 'PENDING';
+
+/**
+ * A URL that gets a signed POST for each change it asks for, at least once (docs/changes.md):
+ * `Sdg-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" with the endpoint's secret>`,
+ * `Sdg-Delivery-Id` (the idempotency id: a retry carries the same) and `Sdg-Event`.
+ */
+export type WebhookEndpoint = {
+  __typename?: 'WebhookEndpoint';
+  /** Failed attempts since the last success. */
+  consecutiveFailures: Scalars['Int']['output'];
+  /** When it was registered; it gets the changes committed from then on. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Its deliveries, newest first: the delivery log. */
+  deliveries: WebhookDeliveryConnection;
+  /** Why it was disabled, when it was. */
+  disabledReason?: Maybe<Scalars['String']['output']>;
+  /** False once it failed too often in a row; enableWebhookEndpoint turns it back on. */
+  enabled: Scalars['Boolean']['output'];
+  /** The events it gets: `project.created`, `parcel.updated`, `contact.linked`, `schema.changed`, … */
+  events: Array<Scalars['String']['output']>;
+  /** The endpoint id (`whk_…`). */
+  id: Scalars['ID']['output'];
+  /** Only changes in these portfolios (schema changes still come); null for every portfolio. */
+  portfolioIds?: Maybe<Array<Scalars['ID']['output']>>;
+  /** Where deliveries are POSTed; redirects are not followed. */
+  url: Scalars['String']['output'];
+};
+
+
+/**
+ * A URL that gets a signed POST for each change it asks for, at least once (docs/changes.md):
+ * `Sdg-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" with the endpoint's secret>`,
+ * `Sdg-Delivery-Id` (the idempotency id: a retry carries the same) and `Sdg-Event`.
+ */
+export type WebhookEndpointDeliveriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Input naming one endpoint. */
+export type WebhookEndpointIdInput = {
+  /** The endpoint id (`whk_…`). */
+  id: Scalars['ID']['input'];
+};
+
+/** Result of enableWebhookEndpoint. */
+export type WebhookEndpointPayload = {
+  __typename?: 'WebhookEndpointPayload';
+  /** The endpoint. */
+  endpoint: WebhookEndpoint;
+};
+
 export type WithIndex<TObject> = TObject & Record<string, any>;
 export type ResolversObject<TObject> = WithIndex<TObject>;
 
@@ -1469,6 +1660,8 @@ export type ResolversTypes = ResolversObject<{
   ContactEdge: ResolverTypeWrapper<EdgeModel>;
   ContactPayload: ResolverTypeWrapper<Omit<ContactPayload, 'contact'> & { contact?: Maybe<ResolversTypes['Contact']> }>;
   CreateRecordInput: CreateRecordInput;
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  CreateWebhookEndpointPayload: ResolverTypeWrapper<CreateWebhookEndpointPayloadModel>;
   Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateFilter: DateFilter;
   DateRange: DateRange;
@@ -1478,6 +1671,7 @@ export type ResolversTypes = ResolversObject<{
   DateValueInput: DateValueInput;
   DeletePayload: ResolverTypeWrapper<DeletePayload>;
   DeleteRecordInput: DeleteRecordInput;
+  DeleteWebhookEndpointPayload: ResolverTypeWrapper<DeleteWebhookEndpointPayload>;
   Facet: ResolverTypeWrapper<Facet>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   GeoPoint: ResolverTypeWrapper<GeoPoint>;
@@ -1536,6 +1730,13 @@ export type ResolversTypes = ResolversObject<{
   UserError: ResolverTypeWrapper<UserError>;
   UserErrorCode: UserErrorCode;
   Viewer: ResolverTypeWrapper<ViewerModel>;
+  WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryModel>;
+  WebhookDeliveryConnection: ResolverTypeWrapper<WebhookDeliveryConnectionModel>;
+  WebhookDeliveryEdge: ResolverTypeWrapper<WebhookDeliveryEdgeModel>;
+  WebhookDeliveryStatus: WebhookDeliveryStatus;
+  WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointModel>;
+  WebhookEndpointIdInput: WebhookEndpointIdInput;
+  WebhookEndpointPayload: ResolverTypeWrapper<WebhookEndpointPayloadModel>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1551,6 +1752,8 @@ export type ResolversParentTypes = ResolversObject<{
   ContactEdge: EdgeModel;
   ContactPayload: Omit<ContactPayload, 'contact'> & { contact?: Maybe<ResolversParentTypes['Contact']> };
   CreateRecordInput: CreateRecordInput;
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  CreateWebhookEndpointPayload: CreateWebhookEndpointPayloadModel;
   Date: Scalars['Date']['output'];
   DateFilter: DateFilter;
   DateRange: DateRange;
@@ -1560,6 +1763,7 @@ export type ResolversParentTypes = ResolversObject<{
   DateValueInput: DateValueInput;
   DeletePayload: DeletePayload;
   DeleteRecordInput: DeleteRecordInput;
+  DeleteWebhookEndpointPayload: DeleteWebhookEndpointPayload;
   Facet: Facet;
   Float: Scalars['Float']['output'];
   GeoPoint: GeoPoint;
@@ -1611,6 +1815,12 @@ export type ResolversParentTypes = ResolversObject<{
   User: UserModel;
   UserError: UserError;
   Viewer: ViewerModel;
+  WebhookDelivery: WebhookDeliveryModel;
+  WebhookDeliveryConnection: WebhookDeliveryConnectionModel;
+  WebhookDeliveryEdge: WebhookDeliveryEdgeModel;
+  WebhookEndpoint: WebhookEndpointModel;
+  WebhookEndpointIdInput: WebhookEndpointIdInput;
+  WebhookEndpointPayload: WebhookEndpointPayloadModel;
 }>;
 
 export type ChangeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Change'] = ResolversParentTypes['Change']> = ResolversObject<{
@@ -1685,6 +1895,11 @@ export type ContactPayloadResolvers<ContextType = Context, ParentType extends Re
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
+export type CreateWebhookEndpointPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['CreateWebhookEndpointPayload'] = ResolversParentTypes['CreateWebhookEndpointPayload']> = ResolversObject<{
+  endpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
   name: 'Date';
 }
@@ -1703,6 +1918,10 @@ export type DateValueResolvers<ContextType = Context, ParentType extends Resolve
 export type DeletePayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DeletePayload'] = ResolversParentTypes['DeletePayload']> = ResolversObject<{
   deletedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
+export type DeleteWebhookEndpointPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DeleteWebhookEndpointPayload'] = ResolversParentTypes['DeleteWebhookEndpointPayload']> = ResolversObject<{
+  deletedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 }>;
 
 export type FacetResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Facet'] = ResolversParentTypes['Facet']> = ResolversObject<{
@@ -1724,8 +1943,11 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 export type MutationResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   createContact?: Resolver<ResolversTypes['ContactPayload'], ParentType, ContextType, RequireFields<MutationCreateContactArgs, 'input'>>;
   createProject?: Resolver<ResolversTypes['ProjectPayload'], ParentType, ContextType, RequireFields<MutationCreateProjectArgs, 'input'>>;
+  createWebhookEndpoint?: Resolver<ResolversTypes['CreateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteContact?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteContactArgs, 'input'>>;
   deleteProject?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteProjectArgs, 'input'>>;
+  deleteWebhookEndpoint?: Resolver<ResolversTypes['DeleteWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'input'>>;
+  enableWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationEnableWebhookEndpointArgs, 'input'>>;
   linkParcelContact?: Resolver<ResolversTypes['ParcelContactPayload'], ParentType, ContextType, RequireFields<MutationLinkParcelContactArgs, 'input'>>;
   linkProjectContact?: Resolver<ResolversTypes['ProjectContactPayload'], ParentType, ContextType, RequireFields<MutationLinkProjectContactArgs, 'input'>>;
   unlinkParcelContact?: Resolver<ResolversTypes['ParcelContactPayload'], ParentType, ContextType, RequireFields<MutationUnlinkParcelContactArgs, 'input'>>;
@@ -1754,6 +1976,7 @@ export type OrganizationResolvers<ContextType = Context, ParentType extends Reso
   propertySchema?: Resolver<ResolversTypes['PropertySchema'], ParentType, ContextType, RequireFields<OrganizationPropertySchemaArgs, 'kind'>>;
   users?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
   viewerRole?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
+  webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -1791,6 +2014,7 @@ export type ParcelContactPayloadResolvers<ContextType = Context, ParentType exte
   contact?: Resolver<ResolversTypes['Contact'], ParentType, ContextType>;
   linked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   parcel?: Resolver<ResolversTypes['Parcel'], ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export type ParcelEdgeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelEdge'] = ResolversParentTypes['ParcelEdge']> = ResolversObject<{
@@ -1854,6 +2078,7 @@ export type ProjectContactPayloadResolvers<ContextType = Context, ParentType ext
   contact?: Resolver<ResolversTypes['Contact'], ParentType, ContextType>;
   linked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   project?: Resolver<ResolversTypes['Project'], ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export type ProjectEdgeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectEdge'] = ResolversParentTypes['ProjectEdge']> = ResolversObject<{
@@ -1907,6 +2132,7 @@ export type QueryResolvers<ContextType = Context, ParentType extends ResolversPa
   parcel?: Resolver<Maybe<ResolversTypes['Parcel']>, ParentType, ContextType, RequireFields<QueryParcelArgs, 'id'>>;
   project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType, RequireFields<QueryProjectArgs, 'id'>>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
+  webhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
 }>;
 
 export type RecordKindResolvers = EnumResolverSignature<{ CONTACT?: any, PARCEL?: any, PROJECT?: any }, ResolversTypes['RecordKind']>;
@@ -1958,6 +2184,46 @@ export type ViewerResolvers<ContextType = Context, ParentType extends ResolversP
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
 }>;
 
+export type WebhookDeliveryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = ResolversObject<{
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  event?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastStatus?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryConnectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['WebhookDeliveryConnection'] = ResolversParentTypes['WebhookDeliveryConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['WebhookDeliveryEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryEdgeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['WebhookDeliveryEdge'] = ResolversParentTypes['WebhookDeliveryEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType>;
+}>;
+
+export type WebhookEndpointResolvers<ContextType = Context, ParentType extends ResolversParentTypes['WebhookEndpoint'] = ResolversParentTypes['WebhookEndpoint']> = ResolversObject<{
+  consecutiveFailures?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, Partial<WebhookEndpointDeliveriesArgs>>;
+  disabledReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  portfolioIds?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type WebhookEndpointPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['WebhookEndpointPayload'] = ResolversParentTypes['WebhookEndpointPayload']> = ResolversObject<{
+  endpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType>;
+}>;
+
 export type Resolvers<ContextType = Context> = ResolversObject<{
   Change?: ChangeResolvers<ContextType>;
   ChangeConnection?: ChangeConnectionResolvers<ContextType>;
@@ -1969,10 +2235,12 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   ContactConnection?: ContactConnectionResolvers<ContextType>;
   ContactEdge?: ContactEdgeResolvers<ContextType>;
   ContactPayload?: ContactPayloadResolvers<ContextType>;
+  CreateWebhookEndpointPayload?: CreateWebhookEndpointPayloadResolvers<ContextType>;
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   DateValue?: DateValueResolvers<ContextType>;
   DeletePayload?: DeletePayloadResolvers<ContextType>;
+  DeleteWebhookEndpointPayload?: DeleteWebhookEndpointPayloadResolvers<ContextType>;
   Facet?: FacetResolvers<ContextType>;
   GeoPoint?: GeoPointResolvers<ContextType>;
   JSON?: GraphQLScalarType;
@@ -2009,5 +2277,10 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   User?: UserResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
+  WebhookDeliveryEdge?: WebhookDeliveryEdgeResolvers<ContextType>;
+  WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
+  WebhookEndpointPayload?: WebhookEndpointPayloadResolvers<ContextType>;
 }>;
 

@@ -28,7 +28,7 @@ export const nodeResolvers: Resolvers = {
   Node: {
     __resolveType: (obj) => {
       const t = typeOfId((obj as { id: string }).id);
-      return t === 'ApiKey' || !t ? null : t;
+      return t === 'ApiKey' || t === 'WebhookEndpoint' || t === 'WebhookDelivery' || !t ? null : t;
     },
   },
 };

@@ -7,6 +7,7 @@ import { linkResolvers } from '../modules/links/resolvers.js';
 import { orgResolvers } from '../modules/org/resolvers.js';
 import { recordResolvers } from '../modules/records/resolvers.js';
 import { schemaResolvers } from '../modules/schema/resolvers.js';
+import { webhookResolvers } from '../modules/webhooks/resolvers.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { ENUM_VALUES } from './enums.js';
 import { nodeResolvers } from './node.js';
@@ -27,6 +28,7 @@ export function buildSchema(): GraphQLSchema {
       recordResolvers,
       linkResolvers,
       changeResolvers,
+      webhookResolvers,
       nodeResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },

@@ -59,11 +59,26 @@ export function registerSubscriptions(
   const { schema, database, cursors, hub, limits } = opts;
   const format = formatGraphQLError(app.log);
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxQueryBytes + 64 * 1024 });
-  app.server.on('upgrade', (req, socket, head) => {
+  app.server.on('upgrade', async (req, socket, head) => {
     if ((req.url ?? '').split('?')[0] !== '/graphql') {
       socket.destroy();
       return;
     }
+    // The rate limit's per-address budget, before the handshake: opening sockets is not free either.
+    const r = await app.admitUpgrade?.(req).catch(() => ({ allowed: true, retryAfterSeconds: 0 }));
+    if (r && !r.allowed) {
+      const body = JSON.stringify({
+        error: {
+          code: 'RATE_LIMITED',
+          message: `Too many WebSocket connections from this address. Retry after ${r.retryAfterSeconds} s.`,
+        },
+      });
+      socket.end(
+        `HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${r.retryAfterSeconds}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
+    if (socket.destroyed) return;
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
   const server = graphqlWsServer<Record<string, unknown>, Extra>(

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { isIPv6 } from 'node:net';
+import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
@@ -62,6 +64,13 @@ export function trustedProxies(
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }
 
+/** The client address of a raw request (an upgrade), read as Fastify reads `req.ip` for others. */
+export function upgradeAddress(trust: ReturnType<typeof trustedProxies>): (req: IncomingMessage) => string {
+  if (!trust) return (req) => req.socket.remoteAddress ?? '';
+  const fn = typeof trust === 'string' ? proxyAddr.compile(trust.split(',').map((t) => t.trim())) : trust;
+  return (req) => proxyAddr(req, fn);
+}
+
 /** Keys seen to authenticate in this process (hashes only), most recent last; bounded. */
 class KnownKeys {
   private readonly keys = new Map<string, true>();
@@ -96,6 +105,8 @@ export function installRateLimit(
   cfg: RateLimitConfig,
   /** Told of each refusal and which bucket refused it (metrics). */
   onRefused?: (scope: 'key' | 'address') => void,
+  /** The proxies believed (trustedProxies(TRUST_PROXY)), to read an upgrade's client address as req.ip does. */
+  trust: ReturnType<typeof trustedProxies> = false,
 ) {
   const address = cfg.address ?? DEFAULT_ADDRESS_LIMIT;
   // A shared store that fails falls back to this process's buckets (createRateLimitStore's does already).
@@ -104,6 +115,14 @@ export function installRateLimit(
       ? store
       : new FallbackRateLimitStore(store, new MemoryRateLimitStore(), app.log);
   const known = new KnownKeys();
+  const ipOf = upgradeAddress(trust);
+  // WebSocket upgrades never reach the hooks below: they take from the same address bucket here
+  // (src/graphql/subscriptions.ts asks before completing the handshake).
+  app.decorate('admitUpgrade', async (req: IncomingMessage) => {
+    const r = await limiter.take(`a:${clientAddress(ipOf(req))}`, address, Date.now());
+    if (!r.allowed) onRefused?.('address');
+    return r;
+  });
   app.addHook('onRequest', async (req, reply) => {
     if (UNLIMITED.has(req.url.split('?')[0])) return;
     const hash = keyHash(req);
@@ -133,4 +152,11 @@ export function installRateLimit(
     if (req.ctx) known.add(hash);
     else if (reply.statusCode === 401) known.delete(hash);
   });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Takes a WebSocket upgrade from its client address's budget; absent when rate limiting is off. */
+    admitUpgrade?: (req: IncomingMessage) => Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+  }
 }

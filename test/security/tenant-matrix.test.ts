@@ -1002,12 +1002,24 @@ async function runCases(w: World, entry: string, cases: Case[]): Promise<string[
 
 const restKeys = REST_ROUTES.map((r) => `${r.method} ${r.path}`);
 const schema = buildSchema();
+/**
+ * Webhook endpoints belong to an organization, not to a portfolio, and only its owners reach them, so
+ * this runner's portfolio-scoped write checks do not fit them: test/webhooks.test.ts checks every demo
+ * user against them (the owner manages; a member, viewer or guest gets FORBIDDEN; another org's owner
+ * NOT_FOUND, and nothing changes).
+ */
+const ORG_LEVEL = new Set([
+  'Query.webhookEndpoint',
+  'Mutation.createWebhookEndpoint',
+  'Mutation.deleteWebhookEndpoint',
+  'Mutation.enableWebhookEndpoint',
+]);
 const gqlKeys = [
   ...Object.keys(schema.getQueryType()!.getFields()).map((f) => `Query.${f}`),
   ...Object.keys(schema.getMutationType()?.getFields() ?? {}).map((f) => `Mutation.${f}`),
   // Subscriptions run over WebSocket, not through this HTTP runner: test/subscriptions.test.ts checks
   // their access (another tenant, a guest outside their portfolio, a revoked key) at subscribe and per event.
-];
+].filter((k) => !ORG_LEVEL.has(k));
 
 let world: World | undefined;
 const getWorld = async (env: TestEnv) => {

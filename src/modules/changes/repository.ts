@@ -56,6 +56,20 @@ export async function insertEntries(db: Kysely<DB>, entries: LogEntry[], actor: 
   await sql`insert into change_log (${logColumns}) values ${sql.join(rows)}`.execute(db);
 }
 
+/**
+ * One record's create, update or delete as its entry (no related record), with the property diff
+ * computed in the process from the row before and after: a record write's log statement on Citus.
+ */
+export function logOne(
+  db: Kysely<DB>,
+  record: { orgId: string; portfolioId: string | null; kind: RecordKind; recordId: string },
+  op: 'create' | 'update' | 'delete',
+  changes: LogEntry['changes'],
+  actor: Actor,
+): Promise<void> {
+  return insertEntries(db, [{ ...record, op, relatedId: null, changes }], actor);
+}
+
 /** Sorted-key JSON, so two jsonb values compare equal exactly when the database would say so. */
 const canonical = (v: unknown): string =>
   v === null || typeof v !== 'object'
@@ -228,12 +242,7 @@ export async function feedPage(
   after?: LogPosition,
 ): Promise<ChangeModel[]> {
   const from = after ? sql`and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint)` : sql``;
-  // On Citus an entry's tx is the coordinator's (Citus evaluates the volatile default there), while
-  // this query runs on a worker: read the coordinator's horizon by its own statement and pass it in.
-  // The coordinator commits the worker's transaction before its own, so below its xmin all is visible.
-  const visible = (await writesOnCitus())
-    ? sql`and tx < ${(await feedHead(db)).tx}::xid8`
-    : sql`and tx < pg_snapshot_xmin(pg_current_snapshot())`;
+  const visible = await visibleClause(db);
   const { rows } = await sql<ChangeRow>`
     select * from (
       (select ${COLS} from change_log where org_id = ${orgId} and portfolio_id = ${portfolioId} ${from} ${visible}
@@ -242,6 +251,36 @@ export async function feedPage(
       (select ${COLS} from change_log where org_id = ${orgId} and portfolio_id is null ${from} ${visible}
         order by tx, seq limit ${limit})
     ) x order by tx, seq limit ${limit}`.execute(db);
+  return rows.map(toChange);
+}
+
+/**
+ * Only entries of ended transactions. On Citus an entry's tx is the coordinator's (Citus evaluates
+ * the volatile default there), while the reading query runs on a worker: read the coordinator's
+ * horizon by its own statement and pass it in. The coordinator commits the worker's transaction
+ * before its own, so below its xmin all is visible.
+ */
+async function visibleClause(db: Kysely<DB>): Promise<RawBuilder<unknown>> {
+  return (await writesOnCitus())
+    ? sql`and tx < ${(await feedHead(db)).tx}::xid8`
+    : sql`and tx < pg_snapshot_xmin(pg_current_snapshot())`;
+}
+
+/**
+ * An organization's whole log after a position, in (tx, seq) order, with the feed's rule for
+ * running transactions (see feedPage): the webhook dispatcher's read, so an endpoint's position
+ * never passes an entry that could still appear.
+ */
+export async function orgFeedPage(
+  db: Kysely<DB>,
+  orgId: string,
+  limit: number,
+  after: LogPosition,
+): Promise<ChangeModel[]> {
+  const { rows } = await sql<ChangeRow>`
+    select ${COLS} from change_log
+    where org_id = ${orgId} and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint) ${await visibleClause(db)}
+    order by tx, seq limit ${limit}`.execute(db);
   return rows.map(toChange);
 }
 

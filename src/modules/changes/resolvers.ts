@@ -2,8 +2,7 @@ import type { Resolvers } from '../../generated/graphql.js';
 import type { StoredValue } from '../properties/registry.js';
 import { findRecord } from '../records/service.js';
 import type { RecordModel, ValueModel } from '../records/types.js';
-import { fitsType } from '../records/validate.js';
-import { schemaOf, userMap } from '../records/values.js';
+import { schemaOf, typedValueOf, userMap } from '../records/values.js';
 import * as service from './service.js';
 import type { ChangeModel, PropertyChangeModel } from './types.js';
 
@@ -21,9 +20,7 @@ async function typed(
 ): Promise<ValueModel | null> {
   if (v == null) return null;
   const def = (await schemaOf(ctx, c.orgId, c.kind)).byId.get(c.propertyId);
-  return def && fitsType(def, v as StoredValue)
-    ? { orgId: c.orgId, propertyId: c.propertyId, def, value: v as StoredValue }
-    : null;
+  return def ? typedValueOf(ctx, c.orgId, def, v as StoredValue) : null;
 }
 
 export const changeResolvers: Resolvers = {

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/types.js';
+import { pruneDelivered } from '../webhooks/repository.js';
 import { pruneOlderThan } from './repository.js';
 
 const HOUR_MS = 3_600_000;
 
 /**
- * Deletes change-log entries older than `days`, a minute after start and then hourly; `days` 0
+ * Deletes change-log entries and delivered webhook deliveries older than `days`, a minute after start and then hourly; `days` 0
  * keeps everything. Every replica runs it; the deletes are idempotent, so replicas need no
  * coordination. A failed run is logged and retried at the next.
  */
@@ -16,6 +17,9 @@ export function startRetention(db: Kysely<DB>, days: number, log: Pick<Logger, '
     try {
       const n = await pruneOlderThan(db, days);
       if (n) log.info({ deleted: n, days }, 'change log: old entries deleted');
+      // The webhook delivery log follows the same retention (pending deliveries are kept).
+      const d = await pruneDelivered(db, days);
+      if (d) log.info({ deleted: d, days }, 'webhooks: old delivered deliveries deleted');
     } catch (err) {
       log.warn({ err }, 'change log: retention run failed; retrying in an hour');
     }

@@ -2,12 +2,12 @@ import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import { AppError, notFound } from '../../errors.js';
 import { typeOfId } from '../../ids.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../pagination/connection.js';
+import { forwardConnection, forwardSize } from '../../pagination/connection.js';
 import type { PortfolioModel } from '../org/types.js';
 import { findRecord } from '../records/service.js';
 import type { RecordModel } from '../records/types.js';
 import * as repo from './repository.js';
-import type { Actor, ChangeConnectionModel, ChangeModel } from './types.js';
+import type { Actor, ChangeConnectionModel } from './types.js';
 
 /** Who the request acts as, for the change log. */
 export const actorOf = (ctx: Context): Actor => ({
@@ -19,15 +19,6 @@ export const actorOf = (ctx: Context): Actor => ({
 const historyScope = (recordId: string) => `history:${recordId}`;
 const feedScope = (portfolioId: string) => `changes:${portfolioId}`;
 
-function size(first: number | null | undefined): number {
-  if (first == null) return DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE)
-    throw new AppError('VALIDATION_FAILED', 'Invalid paging arguments.', [
-      { field: 'first', reason: `must be an integer from 0 to ${MAX_PAGE_SIZE}` },
-    ]);
-  return first;
-}
-
 function position(ctx: Context, scope: string, cursor: string | null | undefined) {
   if (cursor == null) return undefined;
   const [tx, seq] = ctx.cursors.decode(scope, cursor, 2) as string[];
@@ -36,36 +27,17 @@ function position(ctx: Context, scope: string, cursor: string | null | undefined
   return { tx: String(tx), seq: String(seq) };
 }
 
-function connection(
-  ctx: Context,
-  scope: string,
-  rows: ChangeModel[],
-  n: number,
-  after: string | null | undefined,
-): ChangeConnectionModel {
-  const edges = rows.slice(0, n).map((c) => ({ cursor: ctx.cursors.encode(scope, [c.tx, c.seq]), node: c }));
-  return {
-    edges,
-    pageInfo: {
-      hasNextPage: rows.length > n,
-      hasPreviousPage: false,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? after ?? null,
-    },
-  };
-}
-
 /** A record's history, newest first. The record itself was reached through access checks. */
 export async function recordHistory(
   ctx: Context,
   r: RecordModel,
   args: { first?: number | null; after?: string | null },
 ): Promise<ChangeConnectionModel> {
-  const n = size(args.first);
+  const n = forwardSize(args.first);
   const scope = historyScope(r.id);
   const before = position(ctx, scope, args.after);
   const rows = n ? await repo.historyPage(ctx.db, r.orgId, r.id, n + 1, before) : [];
-  return connection(ctx, scope, rows, n, args.after);
+  return forwardConnection(rows, n, args.after, (c) => ctx.cursors.encode(scope, [c.tx, c.seq]));
 }
 
 /** A portfolio's sync feed after a cursor (see repository.feedPage for why it has no gaps). */
@@ -74,11 +46,11 @@ export async function portfolioChanges(
   p: PortfolioModel,
   args: { first?: number | null; after?: string | null },
 ): Promise<ChangeConnectionModel> {
-  const n = size(args.first);
+  const n = forwardSize(args.first);
   const scope = feedScope(p.id);
   const after = position(ctx, scope, args.after);
   const rows = n ? await repo.feedPage(ctx.db, p.orgId, p.id, n + 1, after) : [];
-  return connection(ctx, scope, rows, n, args.after);
+  return forwardConnection(rows, n, args.after, (c) => ctx.cursors.encode(scope, [c.tx, c.seq]));
 }
 
 export async function changesCursor(ctx: Context, p: PortfolioModel): Promise<string> {

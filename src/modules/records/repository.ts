@@ -1,14 +1,15 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { writesOnCitus } from '../../db/citus.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
 import {
   actorValues,
   diffProperties,
-  insertEntries,
   lockRecords,
   logColumns,
+  logOne,
   propertyDiff,
   recordLocks,
   wholeRecordChange,
@@ -88,7 +89,8 @@ export interface PageRow {
 
 /**
  * The rows of one parent's list, over the child alias `c` (and the link alias `l`): the FROM/WHERE
- * every page, count and facet shares. `p` is the parent row of the VALUES list (org_id, parent_id).
+ * every page, count and facet shares. `p` is the parent row with its `parent_id` (pages unnest the
+ * parents from arrays, counts and facets list them as VALUES).
  */
 function listScope(
   list: ListName,
@@ -125,8 +127,8 @@ function oneOrg(keys: readonly { orgId: string }[]): string {
 }
 
 /**
- * Pages for many parents of the same list, direction and query in ONE statement: a VALUES list of
- * parents (with each one's cursor), each joined LATERALly to its own ordered, limited page. Each
+ * Pages for many parents of the same list, direction and query in ONE statement: the parents (with
+ * each one's cursor) as unnested arrays, each joined LATERALly to its own ordered, limited page. Each
  * parent gets exactly its page.
  *
  * The order is the query's sort keys, then the list's stable order (created_at or linked_at, then
@@ -143,12 +145,16 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
   const scope = listScope(list, query, oneOrg(reqs));
   const atoms = orderAtoms(query, scope, direction === 'backward');
   const cols = atoms.map((_, i) => sql.raw(`b${i}`));
-  const parents = sql.join(
-    reqs.map(
-      (r, i) =>
-        sql`(${i}::int, ${r.orgId}::text, ${r.parentId}::text, ${sql.join(atoms.map((a, j) => boundValue(a, r.bound?.[j])))}, ${r.limit}::int)`,
+  // The parents as one array per column, unnested into rows: a parameter per column rather than per
+  // parent and column, so building, sending and parsing the statement does not grow with the parents.
+  const parents = sql.join([
+    sql`${reqs.map((_, i) => i)}::int[]`,
+    sql`${reqs.map((r) => r.parentId)}::text[]`,
+    ...atoms.map(
+      (a, j) => sql`${reqs.map((r) => boundValue(a, r.bound?.[j]))}::${sql.raw(BOUND_TYPE[a.type])}[]`,
     ),
-  );
+    sql`${reqs.map((r) => r.limit)}::int[]`,
+  ]);
   const orderBy = sql.join(atoms.map((a) => sql`${a.expr} ${a.asc ? sql`asc` : sql`desc`}`));
   const keyCols = query.keys.map((k, i) =>
     k.type === 'json'
@@ -157,7 +163,7 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
   );
   const linked = LISTS[list].linkTable ? sql`l.linked_at` : sql`null::timestamptz`;
   const { rows } = await sql<PageRowData>`
-    select p.ord, x.* from (values ${parents}) as p(ord, org_id, parent_id, ${sql.join(cols)}, lim)
+    select p.ord, x.* from unnest(${parents}) as p(ord, parent_id, ${sql.join(cols)}, lim)
     cross join lateral (
       select ${recordColumns(kind, 'c')}, ${scope.sortAt} as sort_at, ${linked} as linked_at${sql.join(keyCols, sql``)}
       from ${scope.from} and ${keysetCondition(atoms, cols)}
@@ -197,12 +203,14 @@ function orderAtoms(query: RecordQuery, scope: ReturnType<typeof listScope>, bac
   ];
 }
 
-/** A cursor's value for one atom, or without a cursor a bound every row passes. */
-function boundValue(a: OrderAtom, v: string | number | undefined): RawBuilder<unknown> {
-  if (a.type === 'id') return sql`${v ?? ''}::text`;
+const BOUND_TYPE = { id: 'text', ts: 'timestamptz', json: 'jsonb' } as const;
+
+/** A cursor's value for one atom as text of its BOUND_TYPE, or without a cursor a bound every row passes. */
+function boundValue(a: OrderAtom, v: string | number | undefined): string {
+  if (a.type === 'id') return (v as string | undefined) ?? '';
   if (a.type === 'ts')
-    return sql`${v === undefined ? (a.asc ? '-infinity' : 'infinity') : new Date(v as number).toISOString()}::timestamptz`;
-  return sql`${v === undefined ? (a.asc ? 'null' : '{}') : (v as string)}::jsonb`;
+    return v === undefined ? (a.asc ? '-infinity' : 'infinity') : new Date(v as number).toISOString();
+  return v === undefined ? (a.asc ? 'null' : '{}') : (v as string);
 }
 
 /** Rows after the bound: a row comparison when every atom runs one way (an index condition), else the expanded OR. */
@@ -333,30 +341,23 @@ export async function insertRecord(
   actor: Actor,
 ): Promise<RecordModel | undefined> {
   try {
-    if (await writesOnCitus()) {
-      const { rows } = await sql<RecordRow>`
-        insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
-        values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
-          date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
-        returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(db);
-      const r = rows[0];
-      await insertEntries(
-        db,
-        [
-          {
-            orgId,
-            portfolioId,
-            kind,
-            recordId: r.id,
-            op: 'create',
-            relatedId: null,
-            changes: diffProperties(null, r.properties),
-          },
-        ],
-        actor,
-      );
-      return toRecord(kind, r);
-    }
+    if (await writesOnCitus())
+      return await inTransaction(db, async (tx) => {
+        const { rows } = await sql<RecordRow>`
+          insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
+          values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
+            date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
+          returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(tx);
+        const r = rows[0];
+        await logOne(
+          tx,
+          { orgId, portfolioId, kind, recordId: r.id },
+          'create',
+          diffProperties(null, r.properties),
+          actor,
+        );
+        return toRecord(kind, r);
+      });
     const { rows } = await sql<RecordRow>`
       with ins as (
         insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
@@ -403,7 +404,10 @@ export async function updateRecord(
     ? sql`and r.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
     : sql``;
   const keys = [...Object.keys(set), ...clear];
-  if (await writesOnCitus()) return updateOnCitus(db, kind, key, set, clear, actor, keys, expectedUpdatedAt);
+  if (await writesOnCitus())
+    return inTransaction(db, (tx) =>
+      updateOnCitus(tx, kind, key, set, clear, actor, keys, expectedUpdatedAt),
+    );
   const { rows } = await sql<RecordRow & { matched: boolean }>`
     with lk as (${recordLocks(key.orgId, [key.id])}), old as (
       select r.org_id, r.id, r.properties from ${t} r, lk
@@ -462,19 +466,11 @@ async function updateOnCitus(
   const r = rows[0];
   if (r) {
     const changes = diffProperties(r.old_properties, r.properties as Record<string, unknown>, keys);
-    await insertEntries(
+    await logOne(
       db,
-      [
-        {
-          orgId: key.orgId,
-          portfolioId: r.portfolio_id,
-          kind,
-          recordId: r.id,
-          op: 'update',
-          relatedId: null,
-          changes,
-        },
-      ],
+      { orgId: key.orgId, portfolioId: r.portfolio_id, kind, recordId: r.id },
+      'update',
+      changes,
       actor,
     );
     return { record: toRecord(kind, r) };
@@ -491,32 +487,25 @@ export async function deleteRecord(
   key: { orgId: string; portfolioId: string; id: string },
   actor: Actor,
 ): Promise<boolean> {
-  if (await writesOnCitus()) {
-    await lockRecords(db, key.orgId, [key.id]);
-    const { rows } = await sql<{ portfolio_id: string; id: string; properties: Record<string, unknown> }>`
-      delete from ${sql.table(RECORD_TABLE[kind])}
-      where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}
-      returning portfolio_id, id, properties`.execute(db);
-    const r = rows[0];
-    if (!r) return false;
-    const changes = diffProperties(r.properties, null);
-    await insertEntries(
-      db,
-      [
-        {
-          orgId: key.orgId,
-          portfolioId: r.portfolio_id,
-          kind,
-          recordId: r.id,
-          op: 'delete',
-          relatedId: null,
-          changes,
-        },
-      ],
-      actor,
-    );
-    return true;
-  }
+  if (await writesOnCitus())
+    return inTransaction(db, async (tx) => {
+      await lockRecords(tx, key.orgId, [key.id]);
+      const { rows } = await sql<{ portfolio_id: string; id: string; properties: Record<string, unknown> }>`
+        delete from ${sql.table(RECORD_TABLE[kind])}
+        where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}
+        returning portfolio_id, id, properties`.execute(tx);
+      const r = rows[0];
+      if (!r) return false;
+      const changes = diffProperties(r.properties, null);
+      await logOne(
+        tx,
+        { orgId: key.orgId, portfolioId: r.portfolio_id, kind, recordId: r.id },
+        'delete',
+        changes,
+        actor,
+      );
+      return true;
+    });
   const { rows } = await sql<{ id: string }>`
     with lk as (${recordLocks(key.orgId, [key.id])}), del as (
       delete from ${sql.table(RECORD_TABLE[kind])} r using lk

@@ -1,5 +1,4 @@
 import type { Context } from '../../context.js';
-import { inTransaction } from '../../db/transaction.js';
 import type { RecordKind } from '../../db/types.js';
 import { forbidden, notFound } from '../../errors.js';
 import { ringChanges } from '../changes/bell.js';
@@ -120,9 +119,7 @@ export async function createRecord(
     throw notFound('Portfolio');
   assertCanWrite(ctx, input.orgId, `create ${kind}s`);
   const { set } = await changesFor(ctx, kind, input.orgId, input, 'create');
-  const created = await inTransaction(ctx.db, (tx) =>
-    repo.insertRecord(tx, kind, input.orgId, input.portfolioId, set, actorOf(ctx)),
-  );
+  const created = await repo.insertRecord(ctx.db, kind, input.orgId, input.portfolioId, set, actorOf(ctx));
   // The portfolio was deleted meanwhile (the insert's foreign key).
   if (!created) throw notFound('Portfolio');
   ringChanges(ctx.db, input.orgId);
@@ -144,9 +141,7 @@ export async function updateRecord(
   assertCanWrite(ctx, current.orgId, `update ${kind}s`);
   const { set, clear } = await changesFor(ctx, kind, current.orgId, input, 'update');
   const expected = input.expectedUpdatedAt ?? undefined;
-  const out = await inTransaction(ctx.db, (tx) =>
-    repo.updateRecord(tx, kind, current, set, clear, actorOf(ctx), expected),
-  );
+  const out = await repo.updateRecord(ctx.db, kind, current, set, clear, actorOf(ctx), expected);
   // Deleted between the read and the write: it no longer exists.
   if ('missing' in out) throw notFound(RECORD_TYPENAME[kind]);
   ctx.loaders.record[kind].clear(current.id);
@@ -166,8 +161,7 @@ export async function deleteRecord(
 ): Promise<string> {
   const current = await requireRecord(ctx, kind, input.id, input);
   assertCanWrite(ctx, current.orgId, `delete ${kind}s`);
-  if (!(await inTransaction(ctx.db, (tx) => repo.deleteRecord(tx, kind, current, actorOf(ctx)))))
-    throw notFound(RECORD_TYPENAME[kind]);
+  if (!(await repo.deleteRecord(ctx.db, kind, current, actorOf(ctx)))) throw notFound(RECORD_TYPENAME[kind]);
   ringChanges(ctx.db, current.orgId);
   ctx.loaders.record[kind].clear(current.id);
   return current.id;

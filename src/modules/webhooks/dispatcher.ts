@@ -1,0 +1,195 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Listen } from '../../db/database.js';
+import type { DB } from '../../db/types.js';
+import { CHANGES_CHANNEL } from '../changes/bell.js';
+import * as repo from './repository.js';
+import { postSigned, type SendResult } from './send.js';
+import { SIGNATURE_HEADER, sign } from './signing.js';
+
+/** Webhook delivery settings (WEBHOOK_* in the environment; see docs/changes.md). */
+export interface WebhookSettings {
+  /** Allow loopback, link-local and private targets (tests, a receiver on the same host). */
+  allowPrivateTargets: boolean;
+  /** An endpoint is disabled after this many failed attempts in a row. */
+  maxFailures: number;
+  /** Time allowed for one attempt, ms. */
+  timeoutMs: number;
+  /** Retry delay after the first failure, ms; doubled per attempt up to retryMaxMs, then jittered. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** How often every org is checked even without a doorbell, ms. */
+  pollMs: number;
+  /** Sends in flight at once per process. */
+  concurrency: number;
+}
+
+export const DEFAULT_WEBHOOKS: WebhookSettings = {
+  allowPrivateTargets: false,
+  maxFailures: 15,
+  timeoutMs: 10_000,
+  retryBaseMs: 10_000,
+  retryMaxMs: 6 * 3_600_000,
+  pollMs: 1_000,
+  concurrency: 16,
+};
+
+/** The wait before attempt `attempts + 1`: exponential, capped, with "equal jitter" (half fixed, half random). */
+export function backoffMs(
+  s: Pick<WebhookSettings, 'retryBaseMs' | 'retryMaxMs'>,
+  attempts: number,
+  random = Math.random,
+): number {
+  const full = Math.min(s.retryMaxMs, s.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(full / 2 + (random() * full) / 2);
+}
+
+/**
+ * Delivers webhooks from this process. Every gateway runs one; they need no coordination, because
+ * both steps lock what they take with SKIP LOCKED (see repository.fanOut and claimDue). A round
+ * runs for each org with an enabled endpoint: new log entries become deliveries, then the due
+ * ones are claimed and sent. Rounds start on the change log's doorbell and every `pollMs`.
+ * The lease on a claim outlasts an attempt's timeout, so a live process never sees its own
+ * deliveries claimed twice; a killed one's are sent again once their lease has passed.
+ */
+export class WebhookDispatcher {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = false;
+  private unlisten?: () => Promise<void>;
+  /**
+   * Orgs with an enabled endpoint, as the last round found them. A doorbell for any other org
+   * starts no round: under a write load the bell rings for every org every few milliseconds, and a
+   * round costs a query even when there is nothing to deliver. An endpoint added since is found
+   * by the next poll, within `pollMs`.
+   */
+  private orgs?: Set<string>;
+  /** Sends in flight, for tests and stop(). */
+  readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly settings: WebhookSettings,
+    private readonly log: Pick<Logger, 'info' | 'warn'>,
+    private readonly send: typeof postSigned = postSigned,
+  ) {}
+
+  get leaseMs(): number {
+    return this.settings.timeoutMs + 5_000;
+  }
+
+  async start(listen?: Listen): Promise<void> {
+    this.timer = setInterval(() => this.kick(), this.settings.pollMs).unref();
+    if (listen)
+      this.unlisten = await listen(
+        CHANGES_CHANNEL,
+        (orgId) => {
+          if (!this.orgs || this.orgs.has(orgId)) this.kick();
+        },
+        () => this.kick(),
+      ).catch((err) => {
+        this.log.warn({ err }, 'webhooks: LISTEN failed; polling only');
+        return undefined;
+      });
+    this.kick();
+  }
+
+  /** Starts a round now, or right after the one running. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.round()
+      .catch((err) => this.log.warn({ err }, 'webhooks: round failed; retrying at the next'))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** One round over every org; resolves once everything due is sent or in flight. */
+  async round(): Promise<void> {
+    const orgs = await repo.orgsWithEndpoints(this.db);
+    this.orgs = new Set(orgs);
+    for (const orgId of orgs) {
+      if (this.stopped) return;
+      while ((await repo.fanOut(this.db, orgId, 500)) === 500 && !this.stopped) {}
+      await this.deliver(orgId);
+    }
+  }
+
+  /** A round, and then its sends (tests). */
+  async drain(): Promise<void> {
+    await this.running;
+    await this.round();
+    await Promise.all(this.inFlight);
+  }
+
+  private async deliver(orgId: string) {
+    for (;;) {
+      while (this.inFlight.size >= this.settings.concurrency) await Promise.race(this.inFlight);
+      if (this.stopped) return;
+      const room = this.settings.concurrency - this.inFlight.size;
+      const claimed = await repo.claimDue(this.db, orgId, room, this.leaseMs);
+      if (!claimed.length) return;
+      for (const d of claimed) {
+        const p = this.attempt(orgId, d).finally(() => this.inFlight.delete(p));
+        this.inFlight.add(p);
+      }
+    }
+  }
+
+  private async attempt(orgId: string, d: repo.Claimed): Promise<void> {
+    const t = Math.floor(Date.now() / 1000);
+    let res: SendResult;
+    try {
+      res = await this.send(
+        d.url,
+        {
+          [SIGNATURE_HEADER]: sign(d.secret, t, d.body),
+          'Sdg-Delivery-Id': d.id,
+          'Sdg-Event': d.event,
+          'user-agent': 'solar-data-gateway-webhooks/1',
+        },
+        d.body,
+        { timeoutMs: this.settings.timeoutMs, allowPrivate: this.settings.allowPrivateTargets },
+      );
+    } catch (err) {
+      res = { ok: false, error: String(err) };
+    }
+    try {
+      if (res.ok) return await repo.markDelivered(this.db, orgId, d, res.status ?? 200);
+      const retryAt = new Date(Date.now() + backoffMs(this.settings, d.attempts));
+      const on = await repo.markFailed(
+        this.db,
+        orgId,
+        d,
+        { status: res.status, error: res.error ?? 'failed' },
+        retryAt,
+        this.settings.maxFailures,
+      );
+      if (!on)
+        this.log.warn(
+          { orgId, endpointId: d.endpointId },
+          'webhooks: endpoint disabled after repeated failures',
+        );
+    } catch (err) {
+      // The outcome is lost; the lease runs out and the delivery is attempted again (at least once).
+      this.log.warn({ err, deliveryId: d.id }, 'webhooks: could not record an attempt');
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.unlisten?.();
+    await this.running;
+    await Promise.all(this.inFlight);
+  }
+}
