@@ -52,11 +52,23 @@ export async function tracingCommand(o: BenchOptions, rounds: number, label?: st
     OTEL_TRACES_SAMPLER: 'always_on',
     OTEL_SERVICE_NAME: 'sdg-bench',
   };
+  const stamp0 = new Date().toISOString().replace(/[-:.TZ]/g, '');
+  // --cpu-prof: a V8 profile of each gateway (bench/results/raw/profiles), to see where tracing's cost goes.
+  const profArgs = (name: string) =>
+    o.cpuProf
+      ? [
+          '--cpu-prof',
+          '--cpu-prof-dir',
+          join(o.rawDir, 'profiles'),
+          '--cpu-prof-name',
+          `${stamp0}-tracing-${name}.cpuprofile`,
+        ]
+      : [];
   const start = async (name: string, env: Record<string, string>) => {
     const s = new ServerProcess(
       name,
       o.gateway.command,
-      o.gateway.args,
+      [...profArgs(name), ...o.gateway.args],
       env,
       await freePort(),
       join(o.rawDir, `tracing-${name}.log`),

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { requestTraceOf } from './db/database.js';
 import type { DB } from './db/types.js';
 import type { Viewer } from './modules/auth/viewer.js';
 import type { ChangeHub, Connection } from './modules/changes/hub.js';
@@ -6,6 +7,7 @@ import { createOrgLoaders } from './modules/org/loaders.js';
 import { createRecordLoaders } from './modules/records/loaders.js';
 import { createSchemaLoaders } from './modules/schema/loaders.js';
 import type { RequestObservation } from './observability/http.js';
+import { withRequestTrace } from './observability/tracing.js';
 import type { CursorCodec } from './pagination/cursor.js';
 
 /** What every resolver gets; built once per request, for GraphQL and REST alike. */
@@ -25,17 +27,20 @@ export interface Context {
   /** Live subscriptions (WebSocket contexts only): the process's hub and this socket. */
   changes?: ChangeHub;
   connection?: Connection;
+  /** Webhook registration settings (whether private targets are allowed); absent means refuse them. */
+  webhooks?: { allowPrivateTargets: boolean };
   /** Waits for a heavy-request slot (src/http/admission.ts); absent when admission control is off. */
   admit?: () => Promise<void>;
 }
 
 /** `primary` fills the process caches (never a lagging replica); `db` serves everything else. */
 export function createLoaders(db: Kysely<DB>, viewer: Viewer, primary: Kysely<DB> = db) {
-  return {
+  // With tracing on, each batch span hangs under the request's current span (found by the handle).
+  return withRequestTrace(requestTraceOf(db), () => ({
     ...createOrgLoaders(db, viewer.orgVersions, primary),
     ...createSchemaLoaders(db, viewer.orgVersions, primary),
     ...createRecordLoaders(db, viewer.orgIds),
-  };
+  }));
 }
 
 export function createContext(

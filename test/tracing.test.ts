@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -142,5 +143,68 @@ describe('traces', () => {
     const text = attributesText(t.mine);
     for (const secret of secretsOf([A.id, A.portfolios.A1])) expect(text).not.toContain(secret);
     expect(text).not.toContain('variables');
+  });
+
+  test('no context manager: parents are passed explicitly, so AsyncLocalStorage never hooks a promise', () => {
+    const key = createContextKey('probe');
+    // With the API's no-op manager `with` runs the function and nothing becomes active.
+    expect(context.with(ROOT_CONTEXT.setValue(key, 1), () => context.active().getValue(key))).toBeUndefined();
+  });
+
+  test('concurrent requests and a write: each statement span is in its own request tree, none orphaned', async () => {
+    const { A } = seeded.demo.orgs;
+    const before = exporter.getFinishedSpans().length;
+    const ids = Array.from({ length: 6 }, (_, i) => `${'c'.repeat(30)}0${i}`);
+    const responses = await Promise.all(
+      ids.map((traceId, i) =>
+        i % 2
+          ? fetch(`${url}/projects/v1?orgId=${A.id}&portfolioId=${A.portfolios.A1}&limit=2`, {
+              method: 'POST',
+              headers: {
+                'x-api-key': seeded.demo.users.alice.apiKey,
+                'content-type': 'application/json',
+                traceparent: `00-${traceId}-${PARENT_ID}-01`,
+              },
+              body: JSON.stringify({ properties: { name: { text: `traced ${i}` } } }),
+            })
+          : fetch(`${url}/graphql`, {
+              method: 'POST',
+              headers: {
+                'x-api-key': seeded.demo.users.alice.apiKey,
+                'content-type': 'application/json',
+                traceparent: `00-${traceId}-${PARENT_ID}-01`,
+              },
+              body: JSON.stringify({ query: NESTED, variables: { org: A.id, pf: A.portfolios.A1 } }),
+            }),
+      ),
+    );
+    for (const r of responses) expect(r.status).toBe(200);
+    for (const [i, traceId] of ids.entries()) {
+      const t = await spansOf(traceId, /^POST /);
+      const [http] = t.named(/^POST /);
+      for (const s of t.mine) if (s !== http) expect(t.parent(s)).toBeDefined();
+      const sql = t.mine.filter((s) => s.attributes['db.query.text']);
+      if (i % 2) {
+        // The write's statements hang under its operation (the key lookup under the server span).
+        const [op] = t.named(/^mutation /);
+        const insert = sql.filter((s) =>
+          /insert into "projects"/.test(String(s.attributes['db.query.text'])),
+        );
+        expect(insert).toHaveLength(1);
+        expect(t.parent(insert[0])).toBe(op);
+        expect(t.named(/^(BEGIN|COMMIT)$/i)).toHaveLength(0);
+      } else {
+        // Every page batch has exactly its own statement, whatever ran beside it.
+        const pages = t.named(/^dataloader\.batch records\.page$/);
+        expect(pages).toHaveLength(2);
+        for (const p of pages)
+          expect(t.mine.filter((s) => t.parent(s) === p && s.attributes['db.query.text'])).toHaveLength(1);
+      }
+    }
+    // Every statement span of these requests belongs to one of their traces.
+    const mine = new Set(ids);
+    const fresh = exporter.getFinishedSpans().slice(before);
+    for (const s of fresh.filter((x) => x.attributes['db.query.text']))
+      expect(mine.has(s.spanContext().traceId)).toBe(true);
   });
 });

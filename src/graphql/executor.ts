@@ -89,7 +89,7 @@ export class Executor {
     const obs = ctx.obs;
     if (obs?.transport === 'graphql')
       obs.operation = this.names ? this.names.label(name) : (name ?? '(anonymous)');
-    return operationSpan(op.operation.operation, obs?.operation ?? name ?? '(anonymous)', () =>
+    return operationSpan(op.operation.operation, obs?.operation ?? name ?? '(anonymous)', obs?.trace, () =>
       this.run(ctx, op, variables, opts),
     );
   }

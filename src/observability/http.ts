@@ -1,9 +1,9 @@
-import { context, type Context as OtelContext, type Span, SpanStatusCode } from '@opentelemetry/api';
+import { type Span, SpanStatusCode } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import type { Metrics, Transport } from './metrics.js';
 import { NO_OPERATION } from './names.js';
-import { startHttpSpan, tracingEnabled } from './tracing.js';
+import { type RequestTrace, startHttpSpan, tracingEnabled } from './tracing.js';
 
 /** What the layers of one request report about it, read once when its response has gone. */
 export interface RequestObservation {
@@ -17,7 +17,8 @@ export interface RequestObservation {
   /** The message of a 5xx other than INTERNAL (which logs its own line with the stack). */
   detail?: string;
   span?: Span;
-  spanContext?: OtelContext;
+  /** With tracing on: the parent of the request's next span, passed on explicitly (tracing.ts). */
+  trace?: RequestTrace;
 }
 
 declare module 'fastify' {
@@ -76,17 +77,12 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
         : operation
           ? { transport: 'rest', operation }
           : { transport: 'other', operation: url ?? NO_OPERATION };
-    if (!tracingEnabled()) return done();
-    const { span, ctx } = startHttpSpan(req.method, url ?? '(unmatched)', req.headers);
-    req.obs.span = span;
-    req.obs.spanContext = ctx;
-    context.with(ctx, done);
-  });
-  // The body arrives on socket events, outside the request's trace context: enter it again for
-  // authentication and the handler (this hook is registered before theirs).
-  app.addHook('preHandler', (req, _reply, done) => {
-    if (req.obs.spanContext) context.with(req.obs.spanContext, done);
-    else done();
+    if (tracingEnabled()) {
+      const { span, trace } = startHttpSpan(req.method, url ?? '(unmatched)', req.headers);
+      req.obs.span = span;
+      req.obs.trace = trace;
+    }
+    done();
   });
   app.addHook('onResponse', async (req, reply) => {
     const o = req.obs;

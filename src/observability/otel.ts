@@ -15,8 +15,9 @@ export function tracingRequested(env: Env = process.env): boolean {
 }
 
 /**
- * Registers a tracer provider (W3C traceparent propagation, AsyncLocalStorage context) with these
- * span processors and turns the gateway's spans on. The SDK is imported here, only when called.
+ * Registers a tracer provider (W3C traceparent propagation) with these span processors and turns the
+ * gateway's spans on. No context manager: the gateway passes each span's parent itself (tracing.ts),
+ * because AsyncLocalStorage's promise hooks on Node 20 cost every promise of every request. The SDK is imported here, only when called.
  * Returns the shutdown, which flushes and turns the spans off again.
  */
 export async function startTracing(
@@ -33,7 +34,7 @@ export async function startTracing(
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || 'solar-data-gateway' }),
     spanProcessors,
   });
-  provider.register();
+  provider.register({ contextManager: null });
   setTracingEnabled(true);
   return async () => {
     setTracingEnabled(false);

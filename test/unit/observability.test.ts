@@ -9,7 +9,7 @@ test('tracing is off by default, and off costs nothing: the batch function itsel
   expect(tracedBatch('x', batch)).toBe(batch);
   const result: { data: number; errors?: unknown[] } = { data: 1 };
   const fn = async () => result;
-  expect(await operationSpan('query', 'Q', fn)).toBe(result);
+  expect(await operationSpan('query', 'Q', undefined, fn)).toBe(result);
 });
 
 test('the OTEL_* environment turns tracing on; nothing set, none, or OTEL_SDK_DISABLED keep it off', () => {
