@@ -1,7 +1,7 @@
 import { Kind, parse } from 'graphql';
 import { FIRST_PAGE_QUERY, NESTED_QUERY } from '../bench/scenarios.js';
 import { Executor } from '../src/graphql/executor.js';
-import type { JitOptions } from '../src/graphql/jit.js';
+import { JitCache, type JitOptions, recursiveInputTypes } from '../src/graphql/jit.js';
 import { DEFAULT_LIMITS } from '../src/graphql/limits.js';
 import { buildSchema } from '../src/graphql/schema.js';
 import { executorGateway } from '../src/graphql/server.js';
@@ -41,6 +41,26 @@ describe('graphql-jit execution', () => {
     expect(await run('B')).toEqual({ data: { t: 'Query' } });
     expect(await run('A')).toEqual({ data: { __typename: 'Query' } });
     expect(gw.stats.compiled).toBe(2);
+  });
+
+  test('an operation with a variable of a recursive input type (RecordFilter) stays on graphql-js', async () => {
+    const schema = buildSchema();
+    expect([...recursiveInputTypes(schema)]).toEqual(['RecordFilter']);
+    // graphql-jit writes such a variable's coercion out field by field, recursion included: the
+    // example front-end's second page blocked the gateway for 13-35 s compiling this.
+    const jit = new JitCache(schema);
+    const document = parse(
+      'query P($id: ID!, $filter: RecordFilter, $after: String) { node(id: $id) { ... on Portfolio { projects(first: 1, after: $after, filter: $filter) { totalCount } } } }',
+    );
+    expect(jit.hot(document, 'P')).toBeNull();
+    expect(jit.hot(document, 'P')).toBeNull();
+    expect(jit.stats.compiled).toBe(0);
+    // The same shape with the filter written inline compiles as usual.
+    const inline = parse(
+      'query Q($id: ID!) { node(id: $id) { ... on Portfolio { projects(first: 1, filter: { createdAt: { from: "2020-01-01T00:00:00Z" } }) { totalCount } } } }',
+    );
+    jit.hot(inline, 'Q');
+    expect(jit.hot(inline, 'Q')).not.toBeNull();
   });
 
   test('the cache keeps the most recently used documents', async () => {

@@ -1,4 +1,12 @@
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import {
+  type DocumentNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  getNamedType,
+  isInputObjectType,
+  Kind,
+  type TypeNode,
+} from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 
 export interface JitOptions {
@@ -25,12 +33,15 @@ export class JitCache {
     { runs: number; compiled: Map<string, CompiledQuery | null> }
   >();
 
+  private readonly recursive: ReadonlySet<string>;
+
   constructor(
     private readonly schema: GraphQLSchema,
     { max = 1000, hotAfter = 2 }: JitOptions = {},
   ) {
     this.max = max;
     this.hotAfter = hotAfter;
+    this.recursive = recursiveInputTypes(schema);
   }
 
   /** The compiled operation when its document is hot, else null (graphql-js runs it). */
@@ -52,8 +63,11 @@ export class JitCache {
     if (c) this.stats.hits++;
     else this.stats.misses++;
     if (c === undefined) {
-      // graphql-jit refuses very few valid operations; those stay on graphql-js.
-      c = compileOrNull(this.schema, document, operationName);
+      // graphql-jit refuses very few valid operations; those stay on graphql-js, and so do those
+      // whose variables it would take seconds to compile.
+      c = hasRecursiveVariable(document, operationName, this.recursive)
+        ? null
+        : compileOrNull(this.schema, document, operationName);
       if (c) this.stats.compiled++;
       entry.compiled.set(name, c);
     }
@@ -68,4 +82,57 @@ export function compileOrNull(
 ): CompiledQuery | null {
   const out = compileQuery(schema, document, operationName ?? undefined);
   return isCompiledQuery(out) ? out : null;
+}
+
+/**
+ * Input types from which a cycle can be reached (RecordFilter: `and`, `or`, `not`). graphql-jit
+ * writes out a variable of such a type field by field, recursion included: 15-35 s of blocked
+ * event loop for one `$filter: RecordFilter` on this machine. Variables are coerced by graphql-js
+ * anyway, so those operations simply stay on graphql-js.
+ */
+export function recursiveInputTypes(schema: GraphQLSchema): Set<string> {
+  const edges = new Map<string, string[]>();
+  for (const t of Object.values(schema.getTypeMap()))
+    if (isInputObjectType(t))
+      edges.set(
+        t.name,
+        Object.values(t.getFields())
+          .map((f) => getNamedType(f.type as GraphQLInputType))
+          .filter(isInputObjectType)
+          .map((n) => n.name),
+      );
+  const out = new Set<string>();
+  for (const start of edges.keys()) {
+    // Depth-first from start; a type met again on the current path closes a cycle.
+    const path = new Set<string>();
+    const done = new Set<string>();
+    const cyclic = (name: string): boolean => {
+      if (path.has(name)) return true;
+      if (done.has(name)) return false;
+      path.add(name);
+      const found = (edges.get(name) ?? []).some(cyclic);
+      path.delete(name);
+      done.add(name);
+      return found;
+    };
+    if (cyclic(start)) out.add(start);
+  }
+  return out;
+}
+
+const namedTypeOf = (t: TypeNode): string =>
+  t.kind === Kind.NAMED_TYPE ? t.name.value : namedTypeOf(t.type);
+
+function hasRecursiveVariable(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  recursive: ReadonlySet<string>,
+): boolean {
+  const op = document.definitions.find(
+    (d) => d.kind === Kind.OPERATION_DEFINITION && (!operationName || d.name?.value === operationName),
+  );
+  return (
+    op?.kind === Kind.OPERATION_DEFINITION &&
+    (op.variableDefinitions ?? []).some((v) => recursive.has(namedTypeOf(v.type)))
+  );
 }
