@@ -18,6 +18,10 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
+import { parseTimestamptz } from '../src/db/timestamps.js';
+
+// The gateway's timestamptz parser (src/db/database.ts), so the floor reads rows no slower than it.
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
 type Kind = 'project' | 'parcel' | 'contact';
 const TABLE: Record<Kind, string> = { project: 'projects', parcel: 'parcels', contact: 'contacts' };
@@ -84,24 +88,20 @@ const LIST: Record<'portfolio-projects' | 'project-contacts' | 'contact-parcels'
 const cols = (kind: Kind) =>
   `"c".org_id, "c".portfolio_id, "c".id, "c".properties, "c".created_at, "c".updated_at${kind === 'project' ? ', "c".location' : ''}`;
 
-/** pagesFor's statement (plain order, no filter): a VALUES list of parents with their bounds, each LATERAL-joined to its page. */
-function pagesSql(list: ListSql, parents: number): string {
-  const values = Array.from({ length: parents }, (_, i) => {
-    const b = i * 6;
-    return `($${b + 1}::int, $${b + 2}::text, $${b + 3}::text, $${b + 4}::timestamptz, $${b + 5}::text, $${b + 6}::int)`;
-  }).join(', ');
+/** pagesFor's statement (plain order, no filter): the parents with their bounds as unnested arrays, each LATERAL-joined to its page. */
+function pagesSql(list: ListSql): string {
   const inner = list.link
     ? `
       select ${cols(list.child)}, l.linked_at as sort_at, l.linked_at as linked_at
-      from "${list.link.table}" l join "${TABLE[list.child]}" c on c.org_id = l.org_id and c.id = "l"."${list.link.childCol}"
-      where l.org_id = p.org_id and "l"."${list.link.parentCol}" = p.parent_id and (l.linked_at, "l"."${list.link.childCol}") > (p.b0, p.b1)
+      from "${list.link.table}" l join "${TABLE[list.child]}" c on c.org_id = $1 and c.id = "l"."${list.link.childCol}"
+      where l.org_id = $1 and "l"."${list.link.parentCol}" = p.parent_id and (l.linked_at, "l"."${list.link.childCol}") > (p.b0, p.b1)
       order by l.linked_at asc, "l"."${list.link.childCol}" asc limit p.lim`
     : `
       select ${cols(list.child)}, c.created_at as sort_at, null::timestamptz as linked_at
-      from "${TABLE[list.child]}" c where c.org_id = p.org_id and c."${list.parentCol}" = p.parent_id and (c.created_at, c.id) > (p.b0, p.b1)
+      from "${TABLE[list.child]}" c where c.org_id = $1 and c."${list.parentCol}" = p.parent_id and (c.created_at, c.id) > (p.b0, p.b1)
       order by c.created_at asc, c.id asc limit p.lim`;
   return `
-    select p.ord, x.* from (values ${values}) as p(ord, org_id, parent_id, b0, b1, lim)
+    select p.ord, x.* from unnest($2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::int[]) as p(ord, parent_id, b0, b1, lim)
     cross join lateral (${inner}) x`;
 }
 
@@ -254,18 +254,16 @@ class Request {
   ): Promise<Row[][]> {
     const out: Row[][] = parents.map(() => []);
     if (!parents.length) return out;
-    const params: unknown[] = [];
-    parents.forEach((p, i) => {
-      params.push(
-        i,
-        p.orgId,
-        p.id,
-        bound ? new Date(bound[0]).toISOString() : '-infinity',
-        bound?.[1] ?? '',
-        limit + 1,
-      );
-    });
-    for (const r of await this.q<Row>(pagesSql(LIST[listName], parents.length), params)) out[r.ord].push(r);
+    // One org per batch, as the gateway's loaders batch.
+    const params = [
+      parents[0].orgId,
+      parents.map((_, i) => i),
+      parents.map((p) => p.id),
+      parents.map(() => (bound ? new Date(bound[0]).toISOString() : '-infinity')),
+      parents.map(() => bound?.[1] ?? ''),
+      parents.map(() => limit + 1),
+    ];
+    for (const r of await this.q<Row>(pagesSql(LIST[listName]), params)) out[r.ord].push(r);
     return out;
   }
 

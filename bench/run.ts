@@ -6,6 +6,12 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import {
+  DISTRIBUTION_DEFAULTS,
+  distributionMarkdown,
+  runDistribution,
+  writeDistribution,
+} from './distribution.js';
 import { peersCommand } from './peers-report.js';
 import { toMarkdown, writeResults } from './report.js';
 import { type BenchOptions, DEFAULTS, defaultCommands, runBench } from './runner.js';
@@ -24,7 +30,7 @@ const HELP = `npm run bench -- [options]
   --quick              ${DEFAULTS.quick.warmup}s warm-up + ${DEFAULTS.quick.duration}s per run instead of ${DEFAULTS.warmup}s + ${DEFAULTS.duration}s
   --duration <s>       measured seconds per run      --warmup <s>   warm-up seconds per run
   --heavy-requests <n> requests per connection in the slow scenarios (3, 7), which are measured by
-                       count, not duration (default ${DEFAULTS.heavyRequestsPerConnection}; --quick ${DEFAULTS.quick.heavyRequestsPerConnection})
+                       count, not duration (default ${DEFAULTS.heavyRequestsPerConnection}; --quick ${DEFAULTS.quick.heavyRequestsPerConnection}; --tracing 30)
   --connections <list> concurrency levels (default ${DEFAULTS.connections.join(',')})
   --only <ids>         scenarios to run, e.g. 1,2,7 (default: all)
   --no-baseline        skip the raw baseline
@@ -37,6 +43,11 @@ const HELP = `npm run bench -- [options]
                        where every core went (Postgres only; see bench/README.md)
   --processes <list>   with --scaleout: process counts to compare (default ${SCALEOUT_DEFAULTS.processes.join(',')}); --only
                        picks the scenarios and --connections the levels (default ${SCALEOUT_DEFAULTS.connections.join(',')})
+  --citus              with --scaleout: instead of process counts, the same dataset on the Citus cluster
+                       (CITUS_URL, default ${DISTRIBUTION_DEFAULTS.citusUrl}) and on a single PostgreSQL
+                       (SINGLE_URL, default: the coordinator's own instance, a database without the
+                       extension), one gateway each, alternating --rounds rounds (default ${DISTRIBUTION_DEFAULTS.rounds}) of
+                       scenarios ${DISTRIBUTION_DEFAULTS.scenarios.join(', ')} at ${DISTRIBUTION_DEFAULTS.connections.join(',')} connections; see bench/README.md
   --peers              instead of the scenarios above: the nested query (7) on the gateway, PostGraphile 5
                        and the raw floor, all on Node 22, answers checked equal, then alternating rounds
                        (Postgres only; installs bench/peers with npm ci on first use; see bench/README.md)
@@ -44,7 +55,8 @@ const HELP = `npm run bench -- [options]
   --label <name>       suffix for the result files
   --no-write           print the table, write no result files
   --compression        instead of the scenarios above: scenario 1 without Accept-Encoding, with gzip
-                       and with br, at three compression level pairs (one gateway process each)
+                       and with br, on one gateway process per setting (one-call compression up to
+                       512 KB, and the plugin's own 8 KB), in alternating rounds (--rounds, default 3)
   --abuse              instead of the scenarios above: the five attacks of issue 12 against the gateway
                        (default rate limits) with a well-behaved tenant alongside; reports the tenant's
                        p50/p99 under each attack as a ratio to calm, and the gateway's peak RSS
@@ -55,6 +67,13 @@ const HELP = `npm run bench -- [options]
   --tracing            instead of the scenarios above: scenarios 1 and 7 on a gateway with tracing off
                        and one with OTEL_* on at 100% sampling, alternating, as a ratio (Postgres only;
                        --rounds rounds per level, default 3)
+  --changes            instead of the scenarios above: the change feed's costs (Postgres only;
+                       bench/changes.ts): (a) writes 5a, 5b, 8 with the change log on (this build)
+                       against off (--base-commit, default the commit before the change log), as
+                       alternating rounds (--rounds, default 3); (b) write-to-event latency on
+                       --subscriptions (1000) subscriptions over 2 processes; (c) webhook delivery
+                       throughput of a --webhook-backlog (2000) with 1 and 2 processes.
+                       --parts a,b,c picks some
 `;
 
 async function main() {
@@ -76,6 +95,7 @@ async function main() {
       'cpu-prof': { type: 'boolean', default: false },
       gateway: { type: 'string' },
       scaleout: { type: 'boolean', default: false },
+      citus: { type: 'boolean', default: false },
       processes: { type: 'string' },
       peers: { type: 'boolean', default: false },
       rounds: { type: 'string' },
@@ -85,6 +105,12 @@ async function main() {
       compression: { type: 'boolean', default: false },
       'unlimited-key': { type: 'boolean', default: false },
       tracing: { type: 'boolean', default: false },
+      changes: { type: 'boolean', default: false },
+      'base-commit': { type: 'string' },
+      subscriptions: { type: 'string' },
+      'webhook-backlog': { type: 'string' },
+      'fanout-writes': { type: 'string' },
+      parts: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -127,6 +153,25 @@ async function main() {
     quiet: false,
   };
   if (v.scaleout && v.peers) throw new Error('--scaleout and --peers are separate comparisons: pick one.');
+  if (v.citus && !v.scaleout) throw new Error('--citus only applies with --scaleout');
+  if (v.scaleout && v.citus) {
+    if (v.processes) throw new Error('--scaleout --citus runs one gateway per side; drop --processes.');
+    const citusUrl = process.env.CITUS_URL || DISTRIBUTION_DEFAULTS.citusUrl;
+    const r = await runDistribution({
+      ...o,
+      citusUrl,
+      singleUrl: process.env.SINGLE_URL || citusUrl,
+      connections: v.connections ? o.connections : DISTRIBUTION_DEFAULTS.connections,
+      scenarios: o.only.length ? o.only : DISTRIBUTION_DEFAULTS.scenarios,
+      rounds: v.rounds === undefined ? DISTRIBUTION_DEFAULTS.rounds : Math.round(num('rounds', v.rounds, 3)),
+    });
+    process.stdout.write(`\n${distributionMarkdown(r)}\n`);
+    if (!v['no-write']) {
+      const files = writeDistribution(r, join(PACKAGE_ROOT, 'bench/results'), v.label);
+      process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
+    }
+    return;
+  }
   if (v.scaleout) {
     if (o.backend !== 'postgres')
       throw new Error(
@@ -156,7 +201,8 @@ async function main() {
       './compression.js'
     );
     if (o.backend !== 'postgres') throw new Error('--compression runs on Postgres; drop --pglite.');
-    const r = await runCompression({ ...o, levels: COMPRESSION_LEVELS });
+    const rounds = v.rounds === undefined ? 3 : Math.round(num('rounds', v.rounds, 3));
+    const r = await runCompression({ ...o, levels: COMPRESSION_LEVELS, rounds });
     process.stdout.write(`\n${compressionMarkdown(r)}\n`);
     if (!v['no-write']) {
       const files = writeCompression(r, join(PACKAGE_ROOT, 'bench/results'), v.label);
@@ -166,9 +212,28 @@ async function main() {
   }
   // Loaded only when asked for.
   if (v.abuse) return (await import('./abuse-cli.js')).abuseCommand(o, v);
+  if (v.changes) {
+    const { changesCommand, DEFAULT_BASE_COMMIT } = await import('./changes.js');
+    return changesCommand(
+      o,
+      {
+        rounds: v.rounds === undefined ? 3 : Math.round(num('rounds', v.rounds, 3)),
+        baseCommit: v['base-commit'] ?? DEFAULT_BASE_COMMIT,
+        subscriptions: Math.round(num('subscriptions', v.subscriptions, 1000)),
+        fanoutWrites: Math.round(num('fanout-writes', v['fanout-writes'], 20)),
+        fanoutGapMs: 1_000,
+        webhookBacklog: Math.round(num('webhook-backlog', v['webhook-backlog'], 2000)),
+        parts: (v.parts ?? 'a,b,c').split(',').map((x) => x.trim()),
+      },
+      v.label,
+      !v['no-write'],
+    );
+  }
   if (v.tracing)
     return (await import('./tracing.js')).tracingCommand(
-      o,
+      // The nested query's runs are counted in requests: the default 4 per connection was 12 at one
+      // connection, under a second and mostly warm-up, which showed a −14% that 30 does not.
+      { ...o, heavyRequestsPerConnection: v['heavy-requests'] ? o.heavyRequestsPerConnection : 30 },
       v.rounds === undefined ? 3 : Math.round(num('rounds', v.rounds, 3)),
       v.label,
       !v['no-write'],

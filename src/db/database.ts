@@ -18,14 +18,17 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { PoolStats } from '../observability/metrics.js';
-import { sqlSpan } from '../observability/tracing.js';
+import { noteStatement, type RequestTrace, sqlSpan } from '../observability/tracing.js';
 import { noteServerDatabase } from './citus.js';
 import { tenantViolation } from './tenant-guard.js';
+import { parseTimestamptz } from './timestamps.js';
 import type { DB } from './types.js';
 
 /** One request's SQL statements: tests and benchmarks read it to prove there is no N+1. */
 export interface StatementCounter {
   count: number;
+  /** With tracing on: where the request's statement spans hang (src/observability/tracing.ts). */
+  trace?: RequestTrace;
 }
 
 export interface DatabaseOptions {
@@ -103,6 +106,7 @@ class RequestPlugin implements KyselyPlugin {
       if (violation) throw new Error(`tenant guard: ${violation}: ${sql}`);
     }
     this.counter.count++;
+    if (this.counter.trace) noteStatement(args.queryId, this.counter.trace);
     return args.node;
   }
 
@@ -118,10 +122,15 @@ class RequestPlugin implements KyselyPlugin {
 export function forRequest(database: Database, counter: StatementCounter): Kysely<DB> {
   const handle = database.db.withPlugin(new RequestPlugin(counter, database.tenantGuard));
   roots.set(handle, database.db);
+  if (counter.trace) traces.set(handle, counter.trace);
   return handle;
 }
 
 const roots = new WeakMap<Kysely<DB>, Kysely<DB>>();
+const traces = new WeakMap<Kysely<DB>, RequestTrace>();
+
+/** With tracing on, the trace of the request a handle belongs to (its loaders' batches hang under it). */
+export const requestTraceOf = (db: Kysely<DB>): RequestTrace | undefined => traces.get(db);
 
 /** The process-wide handle behind a request's handle (or the handle itself): per-database caches key on it. */
 export function rootHandle(db: Kysely<DB>): Kysely<DB> {
@@ -130,6 +139,7 @@ export function rootHandle(db: Kysely<DB>): Kysely<DB> {
 
 // Keep timestamps as Date and bigint counts as numbers; jsonb is parsed by pg already.
 pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
 /**
  * How long a statement may go unanswered before the client gives up on its connection: the server's

@@ -42,3 +42,30 @@ export function pageWindow(args: ConnectionArgs): PageWindow {
     ? { size: args.last ?? DEFAULT_PAGE_SIZE, direction: 'backward', cursor: args.before ?? undefined }
     : { size: args.first ?? DEFAULT_PAGE_SIZE, direction: 'forward', cursor: args.after ?? undefined };
 }
+
+/** The page size of a forward-only list (first/after): checked like pageWindow's `first`. */
+export function forwardSize(first: number | null | undefined): number {
+  return pageWindow({ first }).size;
+}
+
+/**
+ * A forward-only page of rows read one past its size (n + 1): the edges, and a pageInfo that keeps
+ * the caller's cursor when the page is empty, so a sync can poll from where it stopped.
+ */
+export function forwardConnection<T>(
+  rows: T[],
+  n: number,
+  after: string | null | undefined,
+  cursorOf: (row: T) => string,
+) {
+  const edges = rows.slice(0, n).map((node) => ({ cursor: cursorOf(node), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rows.length > n,
+      hasPreviousPage: false,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? after ?? null,
+    },
+  };
+}

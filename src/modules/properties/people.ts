@@ -13,8 +13,15 @@ export const people = define<'people', PeopleStored>({
   shape: {
     member: 'people',
     graphqlType: 'PeopleValue',
-    // `users` needs the organization's user list: src/modules/records/resolvers.ts resolves it.
     graphqlFields: {},
+    // Users who left the org, or are out of the caller's sight, are not in `users` and not shown.
+    graphqlUserFields: {
+      users: (v, users) =>
+        (v.value as PeopleStored).people.flatMap((uid) => {
+          const u = users.get(uid);
+          return u ? [{ id: u.id, email: u.email, name: u.name }] : [];
+        }),
+    },
     openapi: {
       name: 'PeopleValue',
       read: strictObject(

@@ -54,10 +54,18 @@ export interface ValueShape<Stored extends object = object> {
   /** The GraphQL type of the value (implements PropertyValue in schema.graphql). */
   graphqlType: ValueTypeName;
   /**
-   * Fields of the GraphQL type computed from the stored value alone; fields needing the request
-   * (people's users) are resolved in src/modules/records/resolvers.ts.
+   * Fields of the GraphQL type computed from the stored value alone (the property, `property`, is
+   * added to every value); set on the value when it is built (src/modules/records/values.ts).
    */
   graphqlFields: Record<string, (v: { value: object; def: PropertyDefModel }) => unknown>;
+  /**
+   * Fields that need the users of the value's organization the caller may see (people's `users`):
+   * values of such a shape are built with that list (src/modules/records/values.ts).
+   */
+  graphqlUserFields?: Record<
+    string,
+    (v: { value: object }, users: ReadonlyMap<string, { id: string; email: string; name: string }>) => unknown
+  >;
   /** OpenAPI component schemas: `name` for reads, `${name}Input` for writes (null clears). */
   openapi: { name: string; read: Record<string, unknown>; write: Record<string, unknown> };
   /** REST reads add `labels` (option or user names) to values of this shape. */

@@ -59,5 +59,8 @@ export const FILTER_GROUPS = [...new Set(PROPERTY_TYPES.map((t) => t.filter.grou
 const USER_MEMBERS = [...new Set(PROPERTY_TYPES.filter((t) => t.users).map((t) => t.shape.member))];
 
 /** Whether a properties map names users anywhere (people values). */
-export const namesUsers = (properties: Record<string, object>) =>
-  Object.values(properties).some((v) => USER_MEMBERS.some((m) => m in v));
+export function namesUsers(properties: Record<string, object>): boolean {
+  // A loop, not Object.values: it runs for every record of every page.
+  for (const id in properties) for (const m of USER_MEMBERS) if (m in properties[id]) return true;
+  return false;
+}

@@ -190,13 +190,22 @@ function compileFilter(cx: Compiler, f: FilterInput, path: string, depth: number
  * Checks and compiles the filter, order and search of a list request, for the schema of the child
  * record kind in `orgId`. Every problem is reported at once, as one VALIDATION_FAILED.
  */
-export async function compileListQuery(
+export function compileListQuery(
+  ctx: Context,
+  kind: RecordKind,
+  orgId: string,
+  args: QueryArgs,
+): RecordQuery | Promise<RecordQuery> {
+  // Synchronous for the plain list: a nested query asks for a page per parent.
+  return isPlain(args) ? PLAIN_QUERY : compileFiltered(ctx, kind, orgId, args);
+}
+
+async function compileFiltered(
   ctx: Context,
   kind: RecordKind,
   orgId: string,
   args: QueryArgs,
 ): Promise<RecordQuery> {
-  if (isPlain(args)) return PLAIN_QUERY;
   const schema = await ctx.loaders.schema.load({ orgId, kind });
   const { query, details, people } = compileRecordQuery(schema, ctx.viewer.userId, args);
   const ok = await Promise.all(people.map((p) => ctx.loaders.isOrgUser.load({ orgId, id: p.uid })));

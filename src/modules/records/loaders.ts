@@ -35,8 +35,9 @@ export interface FacetKey extends ListKey {
 const queryGroup = (k: { list: ListName; orgId: string; query?: RecordQuery }) =>
   k.query?.sig ? `${k.list}:${k.orgId}:${k.query.sig}` : `${k.list}:${k.orgId}`;
 const parentKey = (k: ListKey) => `${k.orgId}\0${k.parentId}`;
+/** Equal page requests within one group (list, org, query and direction are the group's). */
 const pageKey = (r: PageRequest) =>
-  JSON.stringify([r.list, r.orgId, r.parentId, r.limit, r.direction, r.query?.sig ?? '', r.bound ?? null]);
+  r.bound ? `${r.parentId}\0${r.limit}\0${JSON.stringify(r.bound)}` : `${r.parentId}\0${r.limit}`;
 
 /**
  * A DataLoader batch function that asks once per distinct key and once per group: keys of one

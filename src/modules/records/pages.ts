@@ -26,7 +26,8 @@ export async function listPage(
   args: ConnectionArgs & QueryArgs,
 ): Promise<ConnectionModel> {
   const w = pageWindow(args);
-  const query = await compileListQuery(ctx, LISTS[list].childKind, orgId, args);
+  const compiling = compileListQuery(ctx, LISTS[list].childKind, orgId, args);
+  const query = compiling instanceof Promise ? await compiling : compiling;
   // A cursor names its list, parent and query: replayed under another filter, order or search it
   // is refused (INVALID_CURSOR) rather than silently skipping or repeating rows.
   const scope = query.sig ? `${list}:${parentId}:${query.sig}` : `${list}:${parentId}`;
@@ -47,14 +48,20 @@ export async function listPage(
   const pageRows = rows.slice(0, w.size);
   if (w.direction === 'backward') pageRows.reverse();
   const edges = pageRows.map((r) => edgeOf(ctx, scope, r));
-  if (pageRows.length) await prepareReads(ctx, orgId, list, pageRows);
+  const reads = pageRows.length ? prepareReads(ctx, orgId, list, pageRows) : undefined;
+  if (reads) await reads;
   return {
     edges,
     pageInfo: {
       hasNextPage: w.direction === 'forward' ? more : !!w.cursor,
       hasPreviousPage: w.direction === 'backward' ? more : !!w.cursor,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      // Signed only when asked for, as the edges' cursors are: a nested query has a page per parent.
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges.at(-1)?.cursor ?? null;
+      },
     },
     totalCount: () => ctx.loaders.count.load({ list, orgId, parentId, query }),
     facets: (propertyId: string) => listFacets(ctx, list, orgId, parentId, query, propertyId),
@@ -88,10 +95,15 @@ function edgeOf(ctx: Context, scope: string, r: PageRow): EdgeModel {
   };
 }
 
-/** Loads what every record's `properties` needs once, so that thousands of them resolve synchronously. */
-async function prepareReads(ctx: Context, orgId: string, list: ListName, rows: PageRow[]) {
-  await schemaOf(ctx, orgId, LISTS[list].childKind);
-  if (rows.some((r) => namesUsers(r.record.properties))) await userMap(ctx, orgId);
+/**
+ * Loads what every record's `properties` needs once, so that thousands of them resolve synchronously.
+ * Undefined when the request has it already (every page after the first): nothing to wait for.
+ */
+function prepareReads(ctx: Context, orgId: string, list: ListName, rows: PageRow[]) {
+  const schema = schemaOf(ctx, orgId, LISTS[list].childKind);
+  const users = rows.some((r) => namesUsers(r.record.properties)) ? userMap(ctx, orgId) : undefined;
+  if (schema instanceof Promise || users instanceof Promise) return Promise.all([schema, users]);
+  return undefined;
 }
 
 /**

@@ -1,12 +1,11 @@
 import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import type { Resolvers } from '../../generated/graphql.js';
-import type { PeopleStored } from '../properties/people.js';
-import { propertyType, VALUE_SHAPES } from '../properties/registry.js';
+import { propertyType } from '../properties/registry.js';
 import type { ListName } from './lists.js';
 import { listPage } from './pages.js';
 import * as service from './service.js';
-import { type ConnectionModel, RECORD_TYPENAME, type RecordModel, type ValueModel } from './types.js';
+import { type ConnectionModel, RECORD_TYPENAME, type RecordModel } from './types.js';
 import { type UserErrorModel, UserErrors } from './user-errors.js';
 import * as values from './values.js';
 
@@ -38,13 +37,6 @@ const recordFields = {
   value: (r: RecordModel, a: { propertyId: string }, ctx: Context) =>
     values.recordValue(ctx, r, a.propertyId),
 };
-
-const valueFields = { property: (v: ValueModel) => v.def };
-
-/** Each value type's fields, from the registry: what the stored value alone determines. */
-const valueTypes = Object.fromEntries(
-  VALUE_SHAPES.map((shape) => [shape.graphqlType, { ...valueFields, ...shape.graphqlFields }]),
-);
 
 const page = (list: ListName) => (p: { orgId: string; id: string }, args: object, ctx: Context) =>
   listPage(ctx, list, p.orgId, p.id, args);
@@ -111,16 +103,7 @@ export const recordResolvers: Resolvers = {
   PropertyValue: {
     __resolveType: (v) => propertyType(v.def.type)?.shape.graphqlType ?? null,
   },
-  ...valueTypes,
-  PeopleValue: {
-    ...valueTypes.PeopleValue,
-    // The users of the value among the organization's: needs the request's user list.
-    users: (v, _a, ctx) => {
-      const present = <T>(xs: (T | undefined)[]) => xs.filter((u): u is T => u !== undefined);
-      const users = values.peopleOf(ctx, v.orgId, (v.value as PeopleStored).people);
-      return users instanceof Promise ? users.then(present) : present(users);
-    },
-  },
+  // Value types' fields are plain data on the values themselves (values.ts typedValue).
   Mutation: {
     createProject: async (_p, { input }, ctx) =>
       refusable(

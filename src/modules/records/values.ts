@@ -2,7 +2,8 @@ import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import { visibleOrgUsers } from '../org/service.js';
 import type { UserModel } from '../org/types.js';
-import { namesUsers, type StoredValue, shapeOf } from '../properties/registry.js';
+import type { ValueShape } from '../properties/property-type.js';
+import { namesUsers, propertyType, type StoredValue, shapeOf, VALUE_SHAPES } from '../properties/registry.js';
 import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
 import type { RecordModel, ValueModel } from './types.js';
 import { fitsType } from './validate.js';
@@ -10,16 +11,96 @@ import { fitsType } from './validate.js';
 /** How a record's values read: REST's `properties` map, and GraphQL's typed values. */
 
 /**
+ * A typed value as GraphQL reads it. Its fields (`property`, and each shape's `graphqlFields` from
+ * the registry) are plain data set at construction, not resolvers: graphql-jit reads a field
+ * without a resolver inline, where a resolver costs a call through its resolver machinery for each
+ * field of each of the thousands of values a nested page holds. Not getters either: the compiled
+ * query reads a list or object field several times (null, error and iterable checks), and a getter
+ * would build it each time. People's `users` come from the request's user list, passed in.
+ */
+class TypedValue implements ValueModel {
+  // Assigned, not class fields: define semantics made construction several times slower.
+  declare readonly orgId: string;
+  declare readonly propertyId: string;
+  declare readonly def: PropertyDefModel;
+  declare readonly value: StoredValue;
+  declare readonly property: PropertyDefModel;
+
+  constructor(orgId: string, def: PropertyDefModel, value: StoredValue, fields: ShapeFields, users?: Users) {
+    const self = this as unknown as Record<string, unknown>;
+    self.orgId = orgId;
+    self.propertyId = def.id;
+    self.def = def;
+    self.value = value;
+    self.property = def;
+    // Same fields in the same order for every value of a shape: one object layout per shape.
+    for (const [field, read] of fields.plain) self[field] = read(this);
+    for (const [field, read] of fields.users) {
+      if (!users) throw new Error(`a ${def.type} value is built without the organization's users`);
+      self[field] = read(this, users);
+    }
+  }
+}
+
+type Users = ReadonlyMap<string, UserModel>;
+interface ShapeFields {
+  plain: [string, ValueShape['graphqlFields'][string]][];
+  users: [string, NonNullable<ValueShape['graphqlUserFields']>[string]][];
+}
+
+const SHAPE_FIELDS = new Map<ValueShape, ShapeFields>(
+  VALUE_SHAPES.map((shape) => [
+    shape,
+    { plain: Object.entries(shape.graphqlFields), users: Object.entries(shape.graphqlUserFields ?? {}) },
+  ]),
+);
+
+/**
+ * A stored value as a typed value, when its property's type fits it; else null. `users`: the
+ * organization's users the caller may see (userMap), needed when the record names users
+ * (registry namesUsers: people values).
+ */
+export function typedValue(
+  orgId: string,
+  def: PropertyDefModel,
+  value: StoredValue,
+  users?: Users,
+): ValueModel | null {
+  const shape = propertyType(def.type)?.shape;
+  if (!shape || !fitsType(def, value)) return null;
+  return new TypedValue(orgId, def, value, SHAPE_FIELDS.get(shape)!, users);
+}
+
+/** typedValue, with the organization's users loaded first when the value names users. */
+export async function typedValueOf(
+  ctx: Context,
+  orgId: string,
+  def: PropertyDefModel,
+  value: StoredValue,
+): Promise<ValueModel | null> {
+  const users = namesUsers({ [def.id]: value }) ? await userMap(ctx, orgId) : undefined;
+  return typedValue(orgId, def, value, users);
+}
+
+/**
  * Typed values in schema order. Values whose property left the schema, or changed type since they
- * were written, are skipped.
+ * were written, are skipped. Synchronous once the request holds the schema and, for records that
+ * name users, the user list (pages load both ahead, pages.ts prepareReads).
  */
 export function recordValues(ctx: Context, r: RecordModel): ValueModel[] | Promise<ValueModel[]> {
-  const build = (schema: PropertySchemaModel) =>
-    schema.properties
-      .filter((def) => r.properties[def.id] !== undefined && fitsType(def, r.properties[def.id]))
-      .map((def) => ({ orgId: r.orgId, propertyId: def.id, def, value: r.properties[def.id] }));
+  const build = (schema: PropertySchemaModel, users: Users | undefined) => {
+    const out: ValueModel[] = [];
+    for (const def of schema.properties) {
+      const v = r.properties[def.id];
+      const typed = v === undefined ? null : typedValue(r.orgId, def, v, users);
+      if (typed) out.push(typed);
+    }
+    return out;
+  };
   const schema = schemaOf(ctx, r.orgId, r.kind);
-  return schema instanceof Promise ? schema.then(build) : build(schema);
+  const users = namesUsers(r.properties) ? userMap(ctx, r.orgId) : undefined;
+  if (!(schema instanceof Promise) && !(users instanceof Promise)) return build(schema, users);
+  return Promise.all([schema, users]).then(([s, u]) => build(s, u));
 }
 
 /**
@@ -46,9 +127,7 @@ export async function recordValue(
   const schema = await schemaOf(ctx, r.orgId, r.kind);
   const def = schema.byId.get(propertyId);
   const value = r.properties[propertyId];
-  return def && value !== undefined && fitsType(def, value)
-    ? { orgId: r.orgId, propertyId, def, value }
-    : null;
+  return def && value !== undefined ? typedValueOf(ctx, r.orgId, def, value) : null;
 }
 
 /**

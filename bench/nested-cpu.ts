@@ -1,0 +1,113 @@
+/**
+ * CPU per nested request (scenario 7) of one or more gateway builds, for iterating on the nested
+ * query while other work shares the machine (req/s is noise then; CPU time per request is not):
+ *
+ *   node dist/bench/nested-cpu.js [--db sdg_bench] [--requests 40] [--rounds 3] [--prof dir] <server.js> [other.js …]
+ *
+ * Each build runs as its own process on the (reused) bench dataset; their answers are first checked
+ * equal to the first build's, then every round sends each build the same sequential requests and
+ * reports its process's CPU ms per request and that of its own Postgres backends (by application_name).
+ */
+
+import { join } from 'node:path';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import pg from 'pg';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { cpuSeconds, freePort, ServerProcess } from './proc.js';
+import { DEFAULTS, gatewayEnv, prepareDataset, probe, scenarioContext } from './runner.js';
+import type { RequestSpec } from './scenarios.js';
+import { SCENARIOS } from './scenarios.js';
+
+const { values: o, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    db: { type: 'string', default: DEFAULTS.dbName },
+    requests: { type: 'string', default: '40' },
+    rounds: { type: 'string', default: '3' },
+    /** Write each build's V8 CPU profile to this folder (summarize with dist/bench/profile.js, skipping start-up). */
+    prof: { type: 'string' },
+  },
+});
+const servers = positionals.length ? positionals : [join(PACKAGE_ROOT, 'dist/src/server.js')];
+const prepared = await prepareDataset({
+  backend: 'postgres',
+  serverUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  dbName: o.db!,
+  pgliteDir: DEFAULTS.pgliteDir,
+  reseed: false,
+  scale: DEFAULTS.scale,
+  quiet: true,
+});
+/** One request as autocannon sends it: without Accept-Encoding (fetch would ask for gzip). */
+async function send(url: string, apiKey: string, spec: RequestSpec) {
+  const r = await fetch(url + spec.path, {
+    method: spec.method,
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'accept-encoding': 'identity' },
+    body: spec.body,
+  });
+  await r.arrayBuffer();
+  if (r.status !== 200) throw new Error(`status ${r.status}`);
+}
+const procs: ServerProcess[] = [];
+try {
+  for (const [i, file] of servers.entries()) {
+    const args = o.prof
+      ? ['--cpu-prof', '--cpu-prof-dir', o.prof, '--cpu-prof-name', `nested-${i}.cpuprofile`]
+      : [];
+    const p = new ServerProcess(
+      `gw${i}`,
+      process.execPath,
+      [...args, file],
+      { ...gatewayEnv(prepared.serverEnv), PGAPPNAME: `nested-cpu-${i}` },
+      await freePort(),
+      `/tmp/nested-cpu-${i}.log`,
+    );
+    procs.push(p);
+    await p.ready();
+  }
+  const ctx = await scenarioContext(procs[0].url, prepared);
+  const spec = SCENARIOS.find((s) => s.id === '7')!.gateway(ctx)(0);
+  const first = await probe(procs[0].url, ctx.apiKey, spec);
+  for (const [i, p] of procs.entries()) {
+    const r = await probe(p.url, ctx.apiKey, spec);
+    if (r.status !== 200 || !isDeepStrictEqual(r.body, first.body))
+      throw new Error(`${servers[i]} answers differently from ${servers[0]} (status ${r.status})`);
+    console.log(`${servers[i]}: equal answer, ${r.bodyBytes} bytes, ${r.sql} statements`);
+  }
+  const monitor = new pg.Client({ connectionString: prepared.serverEnv.DATABASE_URL });
+  await monitor.connect();
+  const backends = async (i: number) => {
+    const { rows } = await monitor.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and application_name = $1',
+      [`nested-cpu-${i}`],
+    );
+    return new Map(rows.map((r) => [r.pid, cpuSeconds(r.pid) ?? 0]));
+  };
+  const n = Number(o.requests);
+  const cpu: number[][] = procs.map(() => []);
+  for (let round = 0; round < Number(o.rounds); round++) {
+    for (const [i, p] of procs.entries()) {
+      for (let w = 0; w < (round === 0 ? 20 : 5); w++) await send(p.url, ctx.apiKey, spec);
+      await p.waitIdle();
+      const pg0 = await backends(i);
+      p.startWindow();
+      const t = performance.now();
+      for (let k = 0; k < n; k++) await send(p.url, ctx.apiKey, spec);
+      const ms = performance.now() - t;
+      const { cpuSec, peakRssMb } = p.endWindow();
+      let pgSec = 0;
+      for (const [pid, sec] of await backends(i)) pgSec += Math.max(0, sec - (pg0.get(pid) ?? 0));
+      const pgMs = (pgSec * 1000) / n;
+      cpu[i].push((cpuSec * 1000) / n);
+      console.log(
+        `round ${round + 1} ${servers[i]}: node ${((cpuSec * 1000) / n).toFixed(1)} ms + postgres ${pgMs.toFixed(1)} ms per request, ${(ms / n).toFixed(1)} ms wall, peak RSS ${peakRssMb.toFixed(0)} MB`,
+      );
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  await monitor.end();
+  for (const [i, xs] of cpu.entries())
+    console.log(`median node CPU ${servers[i]}: ${median(xs).toFixed(1)} ms`);
+} finally {
+  for (const p of procs) await p.stop();
+}
