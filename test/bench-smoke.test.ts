@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { distributionMarkdown, runDistribution } from '../bench/distribution.js';
 import { cpuSecondsSince } from '../bench/proc.js';
 import { writeResults } from '../bench/report.js';
 import { type BenchOptions, defaultCommands, runBench } from '../bench/runner.js';
 import { runScaleout } from '../bench/scaleout.js';
 import { writeScaleout } from '../bench/scaleout-report.js';
 import { dropStore } from '../bench/store.js';
+import { onCitus } from './helpers/citus.js';
 
 /**
  * `npm run bench` in miniature, so the benchmark cannot rot: seeds scale 0.01 on the backend this
@@ -113,7 +115,8 @@ test.skipIf(!process.env.DATABASE_URL)(
         for (const run of s.runs) {
           expect(run.errors, s.id).toBe(0);
           expect(run.perProcess.length, s.id).toBe(run.processes);
-          for (const n of run.perProcess) expect(n, s.id).toBeGreaterThan(0);
+          // Seen once at 0 with no error (2026-11-23, not reproduced): the message keeps the whole run.
+          for (const n of run.perProcess) expect(n, `${s.id}: ${JSON.stringify(run)}`).toBeGreaterThan(0);
           expect(run.cores.gateways, s.id).toBeGreaterThan(0);
           expect(run.cores.postgres, s.id).toBeGreaterThan(0);
           expect(run.cores.loadGenerator, s.id).toBeGreaterThan(0);
@@ -126,6 +129,57 @@ test.skipIf(!process.env.DATABASE_URL)(
       expect(md).toContain('| 7. GraphQL nested');
     } finally {
       await dropStore({ backend: 'postgres', serverUrl: url, dbName });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+/**
+ * `npm run bench -- --scaleout --citus` in miniature (the Citus pass only, `npm run test:citus`):
+ * both sides seed and answer every scenario, database CPU is found on each side, and a write
+ * counts more statements on the cluster (its change-log entry is a statement of its own there).
+ */
+test.skipIf(!onCitus)(
+  'the distribution bench runs the same scenarios on the cluster and on a single PostgreSQL',
+  { timeout: 300_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdg-distribution-smoke-'));
+    const url = process.env.DATABASE_URL!;
+    const dbName = `sdg_bench_dist_${process.pid}`;
+    try {
+      const r = await runDistribution({
+        scale: 0.01,
+        citusUrl: url,
+        singleUrl: url,
+        dbName,
+        reseed: true,
+        connections: [1],
+        duration: 0.5,
+        warmup: 0,
+        heavyRequestsPerConnection: 1,
+        gateway: defaultCommands().gatewayTs,
+        rawDir: join(dir, 'raw'),
+        quiet: true,
+        scenarios: ['1', '7', '5a'],
+        rounds: 2,
+      });
+      expect(r.rows.map((x) => x.scenario)).toEqual(['1', '5a', '7']);
+      for (const row of r.rows)
+        for (const side of ['single', 'cluster'] as const) {
+          expect(row[side], `${row.scenario} ${side}`).toHaveLength(2);
+          for (const x of row[side]) {
+            expect(x.errors, `${row.scenario} ${side}`).toBe(0);
+            expect(x.rps, `${row.scenario} ${side}`).toBeGreaterThan(0);
+            expect(x.statements, `${row.scenario} ${side}`).toBeGreaterThan(0);
+          }
+        }
+      const write = r.rows.find((x) => x.scenario === '5a')!;
+      expect(write.cluster[0].statements!).toBeGreaterThan(write.single[0].statements!);
+      expect(r.rows.some((row) => row.cluster.some((x) => (x.workerCpu ?? 0) > 0))).toBe(true);
+      expect(distributionMarkdown(r)).toContain('| 5a. REST POST /projects/v1 |');
+    } finally {
+      await dropStore({ backend: 'postgres', serverUrl: url, dbName, citus: true });
+      await dropStore({ backend: 'postgres', serverUrl: url, dbName: `${dbName}_single` });
       rmSync(dir, { recursive: true, force: true });
     }
   },

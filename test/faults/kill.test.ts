@@ -1,19 +1,18 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { onCitus } from '../helpers/citus.js';
 import { backend } from '../helpers/database.js';
-import { call, type ServerProcess, serverStorage, startServer } from '../helpers/server-process.js';
+import { call, type ServerProcess, type ServerStorage, serverStorage } from '../helpers/server-process.js';
 
 /**
  * Load and kill: writers run against a real server process, which gets SIGKILL mid-load. After a
  * restart on the same data, every write acknowledged with a 2xx is there and nothing is half-written.
  * Runs on PGlite persisted to disk, or on Postgres when DATABASE_URL is set.
  */
-let env: Record<string, string>;
-let cleanup: () => Promise<void>;
+let storage: ServerStorage;
 beforeAll(async () => {
-  ({ env, cleanup } = await serverStorage());
+  storage = await serverStorage();
 });
-afterAll(async () => cleanup?.());
+afterAll(async () => storage?.cleanup());
 
 interface Acked {
   projects: Map<string, string>;
@@ -27,7 +26,7 @@ interface Acked {
 test(`SIGKILL under concurrent writes loses no acknowledged write (${backend})`, {
   timeout: onCitus ? 600_000 : 180_000,
 }, async () => {
-  let server: ServerProcess = await startServer(env);
+  let server: ServerProcess = await storage.start();
   const key = server.keys.alice;
   expect(key).toBeTruthy();
   const [org] = (await call(server.url, key, 'GET', '/organizations/v1')).body;
@@ -106,7 +105,7 @@ test(`SIGKILL under concurrent writes loses no acknowledged write (${backend})`,
   // At least one acknowledged create per worker before the kill.
   expect(acked.projects.size).toBeGreaterThanOrEqual(8);
 
-  server = await startServer(env);
+  server = await storage.start();
   try {
     const seen = new Map<string, { name?: string; capacity?: number }>();
     let startKey: string | null = null;

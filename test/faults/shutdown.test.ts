@@ -1,13 +1,12 @@
 import http from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { serverStorage, startServer } from '../helpers/server-process.js';
+import { type ServerStorage, serverStorage } from '../helpers/server-process.js';
 
-let env: Record<string, string>;
-let cleanup: () => Promise<void>;
+let storage: ServerStorage;
 beforeAll(async () => {
-  ({ env, cleanup } = await serverStorage());
+  storage = await serverStorage();
 });
-afterAll(async () => cleanup?.());
+afterAll(async () => storage?.cleanup());
 
 async function getJson<T>(url: string, key: string): Promise<T> {
   return (await (await fetch(url, { headers: { 'x-api-key': key } })).json()) as T;
@@ -57,7 +56,7 @@ function halfSentRequest(url: string, key: string, path: string, body: string) {
 test('SIGTERM during requests: in-flight requests finish, new connections are refused, exit code 0', {
   timeout: 120_000,
 }, async () => {
-  const server = await startServer(env);
+  const server = await storage.start();
   const key = server.keys.alice;
   const orgs = await getJson<{ id: string }[]>(`${server.url}/organizations/v1`, key);
   const pfs = await getJson<{ id: string }[]>(`${server.url}/portfolios/v1?orgId=${orgs[0].id}`, key);
@@ -87,7 +86,7 @@ test('SIGTERM during requests: in-flight requests finish, new connections are re
   expect(Date.now() - signalledAt).toBeLessThan(6_000);
 
   // And they were really written.
-  const again = await startServer(env);
+  const again = await storage.start();
   try {
     const page = await getJson<{ items: { properties: { name: { text: string } } }[] }>(
       `${again.url}${path}&limit=5000`,
@@ -103,7 +102,7 @@ test('SIGTERM during requests: in-flight requests finish, new connections are re
 
 test('an idle server exits promptly on SIGTERM after using the database', { timeout: 120_000 }, async () => {
   // As deployed: rate limiting on.
-  const server = await startServer({ ...env, RATE_LIMIT_PER_SECOND: '50' });
+  const server = await storage.start({ RATE_LIMIT_PER_SECOND: '50' });
   expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   const signalledAt = Date.now();
   server.child.kill('SIGTERM');

@@ -32,6 +32,12 @@ const snapshots = (): DatabaseSnapshots | undefined => {
   return s && s.backend === backend ? s : undefined;
 };
 
+/** The run's seeded snapshot (a dump file or a template name, and its demo), when there is one. */
+export function seededSnapshot(): { seeded: string; demo: DemoOutput } | undefined {
+  const s = snapshots();
+  return s && { seeded: s.seeded, demo: s.demo };
+}
+
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default, or a new database on
  * the Postgres server named by DATABASE_URL (dropped again on close). Both run the real migrations,

@@ -1,13 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createDatabase } from '../../src/db/database.js';
 import { onCitus } from './citus.js';
-import { createScratchDatabase } from './database.js';
+import { createScratchDatabase, seededSnapshot } from './database.js';
 
 export interface ServerProcess {
   url: string;
-  /** Demo keys printed on the first start of an empty database. */
+  /** Demo keys: printed on the first start of an empty database, or those of the copied snapshot. */
   keys: Record<string, string>;
   child: ChildProcess;
   output: () => string;
@@ -49,22 +50,52 @@ export async function startServer(env: Record<string, string | undefined>): Prom
   return { url, keys, child, output: () => out, exited };
 }
 
-/**
- * Where a spawned server keeps its data for one test file: a scratch database on DATABASE_URL's
- * server, or a PGlite folder on disk. `cleanup` removes it.
- */
-export async function serverStorage(): Promise<{
+/** Where a spawned server keeps its data for one test file, and how to start servers on it. */
+export interface ServerStorage {
   env: Record<string, string>;
-  cleanup: () => Promise<void>;
-}> {
+  /** Starts a server on this storage (with `extra` environment); its keys are the demo's. */
+  start(extra?: Record<string, string>): Promise<ServerProcess>;
+  /** Removes the data. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A scratch database on DATABASE_URL's server, or a PGlite folder on disk, for one test file's
+ * server processes. It starts as a copy of the run's seeded snapshot (test/setup/snapshots.ts), so
+ * a server's first start does not migrate and seed again (about 10 s of CPU on PGlite); without
+ * snapshots (Citus, or a file run on its own) the first start seeds and prints the keys.
+ */
+export async function serverStorage(): Promise<ServerStorage> {
+  const snapshot = seededSnapshot();
+  let env: Record<string, string>;
+  let cleanup: () => Promise<void>;
   if (process.env.DATABASE_URL) {
-    const s = await createScratchDatabase(process.env.DATABASE_URL);
-    return { env: { DATABASE_URL: s.url }, cleanup: s.drop };
+    const s = await createScratchDatabase(process.env.DATABASE_URL, snapshot?.seeded);
+    env = { DATABASE_URL: s.url };
+    cleanup = s.drop;
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'sdg-server-'));
+    if (snapshot) {
+      const copy = await createDatabase({
+        dataDir: dir,
+        loadDataDir: new Blob([readFileSync(snapshot.seeded)]),
+      });
+      await copy.close();
+    }
+    env = { DATABASE_URL: '', SDG_DATA_DIR: dir };
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
   }
-  const dir = mkdtempSync(join(tmpdir(), 'sdg-server-'));
+  const demoKeys = snapshot
+    ? Object.fromEntries(Object.entries(snapshot.demo.users).map(([name, u]) => [name, u.apiKey]))
+    : undefined;
   return {
-    env: { DATABASE_URL: '', SDG_DATA_DIR: dir },
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    env,
+    cleanup,
+    start: async (extra = {}) => {
+      const server = await startServer({ ...env, ...extra });
+      if (demoKeys) server.keys = { ...demoKeys, ...server.keys };
+      return server;
+    },
   };
 }
 

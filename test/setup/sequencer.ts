@@ -2,15 +2,19 @@ import type { TestSpecification } from 'vitest/node';
 import { BaseSequencer } from 'vitest/node';
 
 /**
- * Files whose time is not in their size: they start servers or benchmarks as their own processes.
- * Vitest runs unknown files largest first, so these small files used to start last and run alone
- * at the end while the other core idled.
+ * The longest files of a fresh-clone CI run, longest first. Their time is not in their size: most
+ * start servers, browsers or benchmarks as their own processes. Vitest runs unknown files largest
+ * first, so these used to start last and run alone at the end while the other core idled.
  */
 const SLOW = [
   'test/bench-smoke.test.ts',
   'test/faults/kill.test.ts',
+  'test/security/tenant-matrix.test.ts',
   'test/faults/shutdown.test.ts',
+  'test/e2e/graphiql-subscription.browser.test.ts',
+  'test/faults/webhook-kill.test.ts',
   'test/e2e/graphiql.browser.test.ts',
+  'test/e2e/example-web.browser.test.ts',
 ];
 
 export class SlowFirstSequencer extends BaseSequencer {
