@@ -5,7 +5,8 @@ import { AppError } from '../../errors.js';
 import { findViewerByHash } from '../auth/repository.js';
 import type { Viewer } from '../auth/viewer.js';
 import { CHANGES_CHANNEL } from './bell.js';
-import { feedHead, feedPage, type LogPosition } from './repository.js';
+import { feedPage, feedStart, type LogPosition } from './repository.js';
+import { endedBefore, parseSnapshot, type Snapshot } from './snapshot.js';
 import type { ChangeModel } from './types.js';
 
 /** Bounds of live subscriptions (SECURITY.md lists them). */
@@ -34,6 +35,8 @@ interface Subscriber {
   orgId: string;
   portfolioId: string;
   accepts(c: ChangeModel): boolean;
+  /** When it started (null if that could not be read): entries that had committed by then are not its. */
+  since: Promise<Snapshot | null>;
   push(c: ChangeModel): void;
   fail(err: AppError): void;
 }
@@ -56,6 +59,8 @@ interface Tail {
  * query, so nothing is missed or repeated) when the doorbell rings (LISTEN sdg_changes, which every
  * process's writes ring), shortly after it rings (for entries still held back behind a running
  * transaction), and once a second in any case (a lost ring, a reconnect, another tool's write).
+ * A subscriber skips what had committed when it started (its snapshot), which the shared position,
+ * held back by running transactions, may still be behind.
  * Before each batch, every subscriber's key is looked up again, so a revoked key, or a role or
  * guest grant taken away, stops delivery from the next event on.
  */
@@ -63,6 +68,7 @@ export class ChangeHub {
   private readonly tails = new Map<string, Tail>();
   private readonly perKey = new Map<string, number>();
   private total = 0;
+  private started = 0;
   private unlisten?: () => Promise<void>;
   private poller?: NodeJS.Timeout;
 
@@ -83,9 +89,12 @@ export class ChangeHub {
     );
   }
 
-  /** Live subscriptions in this process. */
+  /**
+   * Live subscriptions in this process whose start is known: every change that commits from now on
+   * reaches them, and none that committed before.
+   */
   get size(): number {
-    return this.total;
+    return this.started;
   }
 
   async stop(): Promise<void> {
@@ -129,6 +138,9 @@ export class ChangeHub {
     this.perKey.set(conn.keyHash, mine + 1);
     this.total++;
     const key = `${orgId}\0${portfolioId}`;
+    // Its own snapshot even on a followed portfolio: the tail may still be behind entries that
+    // committed before this subscription started.
+    const start = feedStart(this.db);
     let tail = this.tails.get(key);
     if (!tail) {
       const fresh: Tail = {
@@ -140,8 +152,8 @@ export class ChangeHub {
         again: false,
         ready: Promise.resolve(),
       };
-      fresh.ready = feedHead(this.db).then((p) => {
-        fresh.position = p;
+      fresh.ready = start.then((s) => {
+        fresh.position = s.position;
       });
       tail = fresh;
       this.tails.set(key, tail);
@@ -151,6 +163,7 @@ export class ChangeHub {
       | { resolve: (r: IteratorResult<ChangeModel>) => void; reject: (e: unknown) => void }
       | undefined;
     let done = false;
+    let counted = false;
     let failure: AppError | undefined;
     const t = tail;
     const finish = () => {
@@ -162,12 +175,17 @@ export class ChangeHub {
       if (!t.subs.size) this.tails.delete(key);
       this.perKey.set(conn.keyHash, (this.perKey.get(conn.keyHash) ?? 1) - 1);
       this.total--;
+      if (counted) this.started--;
     };
     const sub: Subscriber = {
       conn,
       orgId,
       portfolioId,
       accepts,
+      since: start.then(
+        (s) => parseSnapshot(s.snapshot),
+        () => null,
+      ),
       push: (c) => {
         if (done) return;
         if (pending) {
@@ -197,7 +215,11 @@ export class ChangeHub {
     };
     tail.subs.add(sub);
     try {
-      await Promise.all([this.start(), tail.ready]);
+      await Promise.all([this.start(), tail.ready, start]);
+      if (!done) {
+        counted = true;
+        this.started++;
+      }
     } catch (err) {
       finish();
       throw err;
@@ -265,7 +287,9 @@ export class ChangeHub {
         sub.fail(new AppError('NOT_FOUND', 'Portfolio was not found, or your API key has no access to it.'));
         continue;
       }
-      for (const c of batch) if (sub.accepts(c)) sub.push(c);
+      const since = await sub.since;
+      if (!since) continue;
+      for (const c of batch) if (!endedBefore(since, c.tx) && sub.accepts(c)) sub.push(c);
     }
   }
 }

@@ -292,6 +292,19 @@ export async function feedHead(db: Kysely<DB>): Promise<LogPosition> {
   return { tx: rows[0].tx, seq: '0' };
 }
 
+/**
+ * The feed's head with the snapshot it was read from: a live subscription starts at the head (so no
+ * entry that commits later is missed) and skips the entries whose transaction the snapshot shows as
+ * ended (so nothing committed before it started is delivered).
+ */
+export async function feedStart(db: Kysely<DB>): Promise<{ position: LogPosition; snapshot: string }> {
+  const { rows } = await sql<{ snapshot: string }>`select pg_current_snapshot()::text as snapshot`.execute(
+    db,
+  );
+  const snapshot = rows[0].snapshot;
+  return { position: { tx: snapshot.slice(0, snapshot.indexOf(':')), seq: '0' }, snapshot };
+}
+
 /** Drops entries older than `days`, per organization (each delete stays on one shard). */
 export async function pruneOlderThan(db: Kysely<DB>, days: number): Promise<number> {
   const { rows: orgs } = await sql<{
