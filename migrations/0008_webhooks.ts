@@ -28,6 +28,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       created_at timestamptz not null default now(),
       cursor_tx xid8 not null,
       cursor_seq bigint not null default 0,
+      start_snapshot text not null,
       constraint webhook_endpoints_pk primary key (org_id, id)
     )`.execute(db);
   await sql`

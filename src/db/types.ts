@@ -79,6 +79,8 @@ export interface DB {
     created_at: Generated<Date>;
     cursor_tx: string;
     cursor_seq: Generated<string>;
+    /** pg_current_snapshot() at registration: entries it shows as committed are not this endpoint's. */
+    start_snapshot: string;
   };
   webhook_deliveries: {
     org_id: string;

@@ -2,7 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import { CROSS_TENANT } from '../../db/tenant-guard.js';
 import type { DB } from '../../db/types.js';
 import { newId } from '../../ids.js';
-import { feedHead, orgFeedPage } from '../changes/repository.js';
+import { feedStart, orgFeedPage } from '../changes/repository.js';
+import { endedBefore, parseSnapshot } from '../changes/snapshot.js';
 import {
   deliveryBody,
   eventOf,
@@ -47,7 +48,10 @@ const ENDPOINT_COLS = [
   'created_at',
 ] as const;
 
-/** A new endpoint; it receives the changes committed from now on (its position is the log's head). */
+/**
+ * A new endpoint; it receives the changes committed from now on: its position is the log's head,
+ * and the snapshot that head was read from marks what had already committed behind it.
+ */
 export async function insertEndpoint(
   db: Kysely<DB>,
   e: {
@@ -59,7 +63,7 @@ export async function insertEndpoint(
     createdBy: string | null;
   },
 ): Promise<WebhookEndpointModel> {
-  const head = await feedHead(db);
+  const start = await feedStart(db);
   const row = await db
     .insertInto('webhook_endpoints')
     .values({
@@ -70,7 +74,8 @@ export async function insertEndpoint(
       portfolio_ids: e.portfolioIds,
       secret: e.secret,
       created_by: e.createdBy,
-      cursor_tx: head.tx,
+      cursor_tx: start.position.tx,
+      start_snapshot: start.snapshot,
     } as EndpointRow as never)
     .returning(ENDPOINT_COLS)
     .executeTakeFirstOrThrow();
@@ -191,7 +196,8 @@ export async function fanOut(db: Kysely<DB>, orgId: string, limit: number): Prom
       portfolio_ids: string[] | null;
       cursor_tx: string;
       cursor_seq: string;
-    }>`select id, events, portfolio_ids, cursor_tx::text as cursor_tx, cursor_seq::text as cursor_seq
+      start_snapshot: string;
+    }>`select id, events, portfolio_ids, cursor_tx::text as cursor_tx, cursor_seq::text as cursor_seq, start_snapshot
       from webhook_endpoints where org_id = ${orgId} and enabled
       order by id for update skip locked`.execute(tx);
     if (!eps.length) return 0;
@@ -205,8 +211,10 @@ export async function fanOut(db: Kysely<DB>, orgId: string, limit: number): Prom
     const rows: DB['webhook_deliveries'][] = [];
     for (const e of eps) {
       const at = pos(e);
+      const started = parseSnapshot(e.start_snapshot);
       for (const c of entries) {
         if (!before(at, [BigInt(c.tx), BigInt(c.seq)])) continue;
+        if (endedBefore(started, c.tx)) continue;
         if (!wants({ events: e.events, portfolioIds: e.portfolio_ids }, c)) continue;
         const id = newId('WebhookDelivery');
         rows.push({
