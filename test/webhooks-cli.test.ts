@@ -30,52 +30,25 @@ test('sdg webhook add|list|remove|enable, with help and clear errors', async () 
   const org = (await json('org', 'create', '--name', 'Hooks Inc')).id as string;
   const pf = (await json('portfolio', 'create', '--org', org, '--name', 'P')).id as string;
 
+  const add = ['webhook', 'add', '--org', org, '--url', 'http://127.0.0.1:9/h'];
   // Private targets are refused unless the environment allows them.
   delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
-  const refused = await sdg(
-    'webhook',
-    'add',
-    '--org',
-    org,
-    '--url',
-    'http://127.0.0.1:9/h',
-    '--event',
-    'parcel.updated',
-  );
+  const refused = await sdg(...add, '--event', 'parcel.updated');
   expect(refused.code).toBe(2);
   expect(refused.stderr).toMatch(/checking http:\/\/127\.0\.0\.1:9\/h/);
   expect(refused.stderr).toMatch(/url: resolves to 127\.0\.0\.1, a loopback, link-local or private address/);
   process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
 
-  const missing = await sdg('webhook', 'add', '--org', org, '--url', 'http://127.0.0.1:9/h');
-  expect(missing.code).toBe(2);
-  expect(missing.stderr).toMatch(/missing --event/);
-  const unknown = await sdg(
-    'webhook',
-    'add',
-    '--org',
-    org,
-    '--url',
-    'http://127.0.0.1:9/h',
-    '--event',
-    'parcel.eaten',
-  );
-  expect(unknown.code).toBe(2);
-  expect(unknown.stderr).toMatch(/unknown parcel\.eaten/);
-  const elsewhere = await sdg(
-    'webhook',
-    'add',
-    '--org',
-    org,
-    '--url',
-    'http://127.0.0.1:9/h',
-    '--event',
-    'parcel.updated',
-    '--portfolios',
-    'pf_nope',
-  );
-  expect(elsewhere.code).toBe(2);
-  expect(elsewhere.stderr).toMatch(/no portfolio pf_nope/);
+  // Each refusal exits 2 and says what to fix.
+  for (const [extra, says] of [
+    [[], /missing --event/],
+    [['--event', 'parcel.eaten'], /unknown parcel\.eaten/],
+    [['--event', 'parcel.updated', '--portfolios', 'pf_nope'], /no portfolio pf_nope/],
+  ] as const) {
+    const r = await sdg(...add, ...extra);
+    expect(r.code, extra.join(' ')).toBe(2);
+    expect(r.stderr).toMatch(says);
+  }
 
   const added = await sdg(
     'webhook',
