@@ -62,14 +62,25 @@ describe('traces', () => {
   const attributesText = (spans: ReadableSpan[]) =>
     JSON.stringify(spans.map((s) => ({ name: s.name, attributes: s.attributes, events: s.events })));
 
-  test('a REST request: server span continuing traceparent → operation → loader batch → SQL', async () => {
-    const { A } = seeded.demo.orgs;
-    const r = await fetch(`${url}/projects/v1?orgId=${A.id}&portfolioId=${A.portfolios.A1}&limit=3`, {
+  /** A request as alice, continuing the caller's trace `traceId`; a body makes it a JSON POST. */
+  const traced = (path: string, traceId: string, body?: unknown) =>
+    fetch(url + path, {
+      method: body === undefined ? 'GET' : 'POST',
       headers: {
         'x-api-key': seeded.demo.users.alice.apiKey,
-        traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`,
+        traceparent: `00-${traceId}-${PARENT_ID}-01`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
+  const nested = (traceId: string) => {
+    const { A } = seeded.demo.orgs;
+    return traced('/graphql', traceId, { query: NESTED, variables: { org: A.id, pf: A.portfolios.A1 } });
+  };
+
+  test('a REST request: server span continuing traceparent → operation → loader batch → SQL', async () => {
+    const { A } = seeded.demo.orgs;
+    const r = await traced(`/projects/v1?orgId=${A.id}&portfolioId=${A.portfolios.A1}&limit=3`, TRACE_ID);
     expect(r.status).toBe(200);
     const t = await spansOf(TRACE_ID, /^GET \/projects\/v1$/);
     const [http] = t.named(/^GET \/projects\/v1$/);
@@ -111,15 +122,7 @@ describe('traces', () => {
   test('a nested GraphQL query: one batch per level, each with its SQL, no variables anywhere', async () => {
     const { A } = seeded.demo.orgs;
     const traceId = 'a'.repeat(31) + 'b';
-    const r = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: {
-        'x-api-key': seeded.demo.users.alice.apiKey,
-        'content-type': 'application/json',
-        traceparent: `00-${traceId}-${PARENT_ID}-01`,
-      },
-      body: JSON.stringify({ query: NESTED, variables: { org: A.id, pf: A.portfolios.A1 } }),
-    });
+    const r = await nested(traceId);
     const body = (await r.json()) as any;
     expect(body.errors).toBeUndefined();
     expect(body.data.organization.portfolio.projects.edges.length).toBeGreaterThan(1);
@@ -158,24 +161,10 @@ describe('traces', () => {
     const responses = await Promise.all(
       ids.map((traceId, i) =>
         i % 2
-          ? fetch(`${url}/projects/v1?orgId=${A.id}&portfolioId=${A.portfolios.A1}&limit=2`, {
-              method: 'POST',
-              headers: {
-                'x-api-key': seeded.demo.users.alice.apiKey,
-                'content-type': 'application/json',
-                traceparent: `00-${traceId}-${PARENT_ID}-01`,
-              },
-              body: JSON.stringify({ properties: { name: { text: `traced ${i}` } } }),
+          ? traced(`/projects/v1?orgId=${A.id}&portfolioId=${A.portfolios.A1}&limit=2`, traceId, {
+              properties: { name: { text: `traced ${i}` } },
             })
-          : fetch(`${url}/graphql`, {
-              method: 'POST',
-              headers: {
-                'x-api-key': seeded.demo.users.alice.apiKey,
-                'content-type': 'application/json',
-                traceparent: `00-${traceId}-${PARENT_ID}-01`,
-              },
-              body: JSON.stringify({ query: NESTED, variables: { org: A.id, pf: A.portfolios.A1 } }),
-            }),
+          : nested(traceId),
       ),
     );
     for (const r of responses) expect(r.status).toBe(200);
