@@ -9,7 +9,13 @@ import { buildSchema } from './graphql/schema.js';
 import { registerGraphQL } from './graphql/server.js';
 import { registerSubscriptions } from './graphql/subscriptions.js';
 import type { TrustedDocuments } from './graphql/trusted-documents.js';
-import { Admission, type AdmissionConfig, DEFAULT_ADMISSION, installAdmission } from './http/admission.js';
+import {
+  Admission,
+  type AdmissionConfig,
+  DEFAULT_ADMISSION,
+  DEFAULT_LARGE_ADMISSION,
+  installAdmission,
+} from './http/admission.js';
 import { installAuth } from './http/auth.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { type CompressionConfig, installCompression } from './http/compression.js';
@@ -60,6 +66,8 @@ export interface AppOptions {
   graphqlLimits?: GraphQLLimits;
   /** How many heavy requests (big pages) run at once; DEFAULT_ADMISSION unless given (tests pass their own). */
   admission?: AdmissionConfig | Admission;
+  /** How many large GraphQL operations run at once; DEFAULT_LARGE_ADMISSION unless given. */
+  largeAdmission?: AdmissionConfig | Admission;
   /** Where metrics go; a fresh registry unless given. */
   metrics?: Metrics;
   /** Checked by /readyz beside the databases (Redis of the shared rate limit). */
@@ -106,13 +114,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('preHandler', async (req) => {
     if (req.ctx) req.ctx.webhooks = webhooks;
   });
-  // After auth: heavy requests get `ctx.admit()`.
-  const admission =
-    opts.admission instanceof Admission ? opts.admission : new Admission(opts.admission ?? DEFAULT_ADMISSION);
-  installAdmission(app, admission, (s) => metrics.admissionWait.observe(s));
+  // After auth: heavy and large requests get `ctx.admit(tier)`.
+  const tier = (given: AdmissionConfig | Admission | undefined, fallback: AdmissionConfig) =>
+    given instanceof Admission ? given : new Admission(given ?? fallback);
+  const admission = {
+    heavy: tier(opts.admission, DEFAULT_ADMISSION),
+    large: tier(opts.largeAdmission, DEFAULT_LARGE_ADMISSION),
+  };
+  installAdmission(app, admission, (t, s) => metrics.admissionWait.observe({ tier: t }, s));
   metrics.watch({
     pools: { primary: () => database.poolStats(), read: readDatabase && (() => readDatabase.poolStats()) },
-    admission: () => admission.load,
+    admission: () => ({ heavy: admission.heavy.load, large: admission.large.load }),
     caches: { org: () => orgCacheFor(database.db).stats, compiledOperation: () => executor.jit.stats },
   });
   registerHealth(

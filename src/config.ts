@@ -1,4 +1,4 @@
-import { DEFAULT_ADMISSION } from './http/admission.js';
+import { DEFAULT_ADMISSION, DEFAULT_LARGE_ADMISSION } from './http/admission.js';
 import { type CompressionConfig, DEFAULT_COMPRESSION } from './http/compression.js';
 import { type CorsOrigins, parseCorsOrigins } from './http/cors.js';
 import { DEFAULT_ADDRESS_LIMIT } from './http/rate-limit.js';
@@ -37,6 +37,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Heavy requests (pages over 1000 items) running at once, and how long others may wait, ms. */
   admission: { slots: number; maxWaitMs: number };
+  /** Large GraphQL operations at once (LARGE_REQUEST_SLOTS; default two per core) and their wait (HEAVY_REQUEST_WAIT_MS). */
+  largeAdmission: { slots: number; maxWaitMs: number };
   /** Prometheus /metrics on a listener of its own; off unless METRICS_PORT is set. */
   metrics?: { port: number; host: string; token?: string };
   /** Browser origins allowed to call the gateway (CORS_ORIGINS): `*` or a list. */
@@ -115,6 +117,10 @@ export function loadConfig(env: Env = process.env): Config {
     admission: {
       slots: int(env, 'HEAVY_REQUEST_SLOTS', DEFAULT_ADMISSION.slots),
       maxWaitMs: int(env, 'HEAVY_REQUEST_WAIT_MS', DEFAULT_ADMISSION.maxWaitMs),
+    },
+    largeAdmission: {
+      slots: int(env, 'LARGE_REQUEST_SLOTS', DEFAULT_LARGE_ADMISSION.slots),
+      maxWaitMs: int(env, 'HEAVY_REQUEST_WAIT_MS', DEFAULT_LARGE_ADMISSION.maxWaitMs),
     },
     metrics: env.METRICS_PORT
       ? {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { requestTraceOf } from './db/database.js';
 import type { DB } from './db/types.js';
+import type { AdmissionTier } from './http/admission.js';
 import type { Viewer } from './modules/auth/viewer.js';
 import type { ChangeHub, Connection } from './modules/changes/hub.js';
 import { createOrgLoaders } from './modules/org/loaders.js';
@@ -29,8 +30,8 @@ export interface Context {
   connection?: Connection;
   /** Webhook registration settings (whether private targets are allowed); absent means refuse them. */
   webhooks?: { allowPrivateTargets: boolean };
-  /** Waits for a heavy-request slot (src/http/admission.ts); absent when admission control is off. */
-  admit?: () => Promise<void>;
+  /** Waits for a slot of that tier (src/http/admission.ts); absent when admission control is off. */
+  admit?: (tier: AdmissionTier) => Promise<void>;
 }
 
 /** `primary` fills the process caches (never a lagging replica); `db` serves everything else. */

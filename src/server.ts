@@ -55,6 +55,7 @@ async function main() {
     exposeStatementCount: cfg.exposeStatementCount,
     graphqlLimits: limitsFromEnv(),
     admission: cfg.admission,
+    largeAdmission: cfg.largeAdmission,
     rateLimit: store && { store, config: cfg.rateLimit },
     trustProxy: cfg.trustProxy,
     corsOrigins: cfg.corsOrigins,

@@ -6,7 +6,8 @@ import { client } from './helpers/http.js';
 
 /**
  * Admission control: heavy requests (pages over 1000 items, GraphQL cost over 20,000) take turns,
- * a few at a time per process; one that waits too long gets 503 OVERLOADED with Retry-After.
+ * a few at a time per process, and large GraphQL operations (cost over 5,000) in a wider tier of
+ * their own; one that waits too long gets 503 OVERLOADED with Retry-After.
  */
 const seeded = seededDatabase();
 
@@ -79,6 +80,35 @@ describe('heavy requests over HTTP', () => {
       expect(ok.status).toBe(200);
       expect(ok.body.data.organization.portfolio.projects.nodes.length).toBeGreaterThan(0);
       expect(admission.load).toEqual({ running: 0, waiting: 0 });
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('GraphQL: a large operation (cost 5,000–20,000) takes a slot of the large tier, which the heavy tier does not block', async () => {
+    const heavy = new Admission({ slots: 1, maxWaitMs: 50 });
+    const large = new Admission({ slots: 1, maxWaitMs: 50 });
+    const app = await buildApp({ database: seeded.database, admission: heavy, largeAdmission: large });
+    try {
+      const { A } = seeded.demo.orgs;
+      const bob = client(app, seeded.demo.users.bob.apiKey);
+      const vars = { o: A.id, p: A.portfolios.A1 };
+      const query = (first: number) => `query ($o: ID!, $p: ID!) { organization(id: $o) { portfolio(id: $p) {
+        projects(first: ${first}) { nodes { id contacts(first: 5) { nodes { id } } } } } } }`;
+      // The heavy slot taken: a large operation is still served.
+      const heavyTaken = await heavy.acquire();
+      expect((await bob.gql(query(1000), vars)).status).toBe(200);
+      heavyTaken();
+      // The large slot taken: a large operation waits, then is refused; a small one is served.
+      const largeTaken = await large.acquire();
+      const refused = await bob.gql(query(1000), vars);
+      expect(refused.status).toBe(503);
+      expect(refused.body.errors[0].extensions.code).toBe('OVERLOADED');
+      expect((await bob.gql(query(100), vars)).status).toBe(200);
+      largeTaken();
+      expect((await bob.gql(query(1000), vars)).status).toBe(200);
+      expect(large.load).toEqual({ running: 0, waiting: 0 });
+      expect(heavy.load).toEqual({ running: 0, waiting: 0 });
     } finally {
       await app.close();
     }

@@ -104,7 +104,8 @@ describe('metrics on their own port', () => {
     expect(sample(text, 'sdg_db_pool_max', { pool: 'primary' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'sdg_db_pool_connections', { pool: 'primary', state: 'busy' })).toBe(0);
     expect(sample(text, 'sdg_db_pool_waiting', { pool: 'primary' })).toBe(0);
-    expect(sample(text, 'sdg_admission_queue_length')).toBe(0);
+    expect(sample(text, 'sdg_admission_queue_length', { tier: 'heavy' })).toBe(0);
+    expect(sample(text, 'sdg_admission_queue_length', { tier: 'large' })).toBe(0);
     expect(sample(text, 'sdg_cache_requests_total', { cache: 'org', result: 'hit' })).toBeGreaterThan(0);
     expect(sample(text, 'sdg_cache_requests_total', { cache: 'compiled_operation', result: 'miss' })).toBe(1);
   });
@@ -176,7 +177,7 @@ describe('limits in metrics and logs', () => {
     }
   });
 
-  test('a heavy request records its wait for a slot', async () => {
+  test('a heavy and a large request record their waits for a slot, by tier', async () => {
     const metrics = new Metrics();
     const app = await buildApp({
       database: seeded.database,
@@ -192,9 +193,17 @@ describe('limits in metrics and logs', () => {
       expect(
         (await api.get('/projects/v1', { orgId: A.id, portfolioId: A.portfolios.A1, limit: 20 })).status,
       ).toBe(200);
+      // A large GraphQL operation (cost between 5,000 and 20,000) waits in the other tier.
+      const large = await api.gql(
+        `query ($o: ID!, $p: ID!) { organization(id: $o) { portfolio(id: $p) {
+          projects(first: 1000) { nodes { id contacts(first: 5) { nodes { id } } } } } } }`,
+        { o: A.id, p: A.portfolios.A1 },
+      );
+      expect(large.status).toBe(200);
       const text = await metrics.registry.metrics();
-      expect(sample(text, 'sdg_admission_wait_seconds_count')).toBe(1);
-      expect(sample(text, 'sdg_admission_running')).toBe(0);
+      expect(sample(text, 'sdg_admission_wait_seconds_count', { tier: 'heavy' })).toBe(1);
+      expect(sample(text, 'sdg_admission_wait_seconds_count', { tier: 'large' })).toBe(1);
+      expect(sample(text, 'sdg_admission_running', { tier: 'heavy' })).toBe(0);
     } finally {
       await app.close();
     }

@@ -33,6 +33,8 @@ export interface Operation {
 export interface RunOptions {
   /** Cost (nodes the operation could return) above which the request waits for a heavy slot. */
   heavyCost: number;
+  /** Cost above which (up to heavyCost) it waits for a large slot; no large tier when absent. */
+  largeCost?: number;
   /**
    * The transport has bounded and validated its inputs itself (REST: parameters and bodies, with
    * details named in REST's terms); otherwise variables are checked here, before graphql-js
@@ -108,7 +110,8 @@ export class Executor {
         checkVariables(variables, this.limits.maxInputDepth);
       }
       const { cost } = enforceLimits(this.limits, this.schema, op.document, op.operation, variables);
-      if (cost > opts.heavyCost) await ctx.admit?.();
+      if (cost > opts.heavyCost) await ctx.admit?.('heavy');
+      else if (opts.largeCost !== undefined && cost > opts.largeCost) await ctx.admit?.('large');
     } catch (err) {
       if (err instanceof AppError) return { errors: [rejection(err)] };
       if (err instanceof GraphQLError) return { errors: [rejection(appErrorOf(err))] };

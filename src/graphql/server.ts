@@ -6,7 +6,7 @@ import {
 import fastifyApollo from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.js';
-import { HEAVY_GRAPHQL_COST } from '../http/admission.js';
+import { HEAVY_GRAPHQL_COST, LARGE_GRAPHQL_COST } from '../http/admission.js';
 import { errorCodesPlugin, installQueryTextLimits, operationResolvedPlugin } from './apollo-plugins.js';
 import { formatGraphQLError } from './errors.js';
 import type { Executor } from './executor.js';
@@ -29,7 +29,7 @@ export function executorGateway(executor: Executor): Gateway {
             rc.context as Context,
             { document: rc.document, operation: rc.operation, operationName: rc.operationName },
             rc.request.variables ?? {},
-            { heavyCost: HEAVY_GRAPHQL_COST },
+            { heavyCost: HEAVY_GRAPHQL_COST, largeCost: LARGE_GRAPHQL_COST },
           ),
       };
     },

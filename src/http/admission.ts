@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { AppError, RETRY_AFTER_SECONDS } from '../errors.js';
 
@@ -11,6 +12,13 @@ import { AppError, RETRY_AFTER_SECONDS } from '../errors.js';
  * process grew past 600 MB, and requests queued behind them timed out waiting for a database
  * connection (503). Taking turns finishes the same work in about the same total time, with memory
  * bounded by `slots` pages. Small requests never wait here.
+ *
+ * A second, wider tier takes large GraphQL operations (cost over LARGE_GRAPHQL_COST, up to the heavy
+ * cost): a front-end's nested read of 100 projects with their contacts and parcels is about 6,000
+ * nodes and builds several MB of objects. 64 of them at once grew the process to 320–410 MB and spent
+ * its CPU collecting garbage; two per core at a time, on the same 2-core machine, served more of them per
+ * second with less CPU each and stayed under 300 MB (docs/benchmarks.md). Such a query still runs
+ * beside others, so ordinary traffic is not serialized.
  */
 export interface AdmissionConfig {
   /** Heavy requests that may run at once in one process; 0 turns admission control off. */
@@ -20,8 +28,16 @@ export interface AdmissionConfig {
 }
 
 export const DEFAULT_ADMISSION: AdmissionConfig = { slots: 1, maxWaitMs: 20_000 };
+export const DEFAULT_LARGE_ADMISSION: AdmissionConfig = {
+  slots: 2 * availableParallelism(),
+  maxWaitMs: 20_000,
+};
 export const HEAVY_PAGE = 1000;
 export const HEAVY_GRAPHQL_COST = 20_000;
+export const LARGE_GRAPHQL_COST = 5_000;
+
+/** The queue a request joins: `heavy` (big pages, the costliest operations) or `large` (see above). */
+export type AdmissionTier = 'heavy' | 'large';
 
 export const overloaded = () =>
   new AppError(
@@ -93,26 +109,27 @@ export class Admission {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Releases this request's heavy-request slot, if it holds one. */
+    /** Releases this request's admission slot (of either tier), if it holds one. */
     releaseSlot?: () => void;
   }
 }
 
 /**
- * Gives every authenticated request `ctx.admit()`, which the REST adapter and the GraphQL limits
- * plugin call for heavy work. The slot is held until the response has gone (or the client left).
+ * Gives every authenticated request `ctx.admit(tier)`, which the executor calls for heavy and large
+ * work. A request holds at most one slot, until the response has gone (or the client left).
  */
 export function installAdmission(
   app: FastifyInstance,
-  admission: Admission,
-  /** Told how long each heavy request waited for its slot, admitted or not (metrics). */
-  onWaited?: (seconds: number) => void,
+  tiers: Record<AdmissionTier, Admission>,
+  /** Told how long each admitted request waited for its slot, admitted or not (metrics). */
+  onWaited?: (tier: AdmissionTier, seconds: number) => void,
 ): void {
-  if (!admission.enabled) return;
+  if (!tiers.heavy.enabled && !tiers.large.enabled) return;
   app.addHook('preHandler', async (req, reply) => {
     if (!req.ctx) return;
-    req.ctx.admit = async () => {
-      if (req.releaseSlot) return;
+    req.ctx.admit = async (tier) => {
+      const admission = tiers[tier];
+      if (req.releaseSlot || !admission.enabled) return;
       const gone = new AbortController();
       const onClose = () => gone.abort(new Error('client closed the connection'));
       reply.raw.once('close', onClose);
@@ -121,7 +138,7 @@ export function installAdmission(
         req.releaseSlot = await admission.acquire(gone.signal);
       } finally {
         reply.raw.off('close', onClose);
-        onWaited?.((performance.now() - started) / 1000);
+        onWaited?.(tier, (performance.now() - started) / 1000);
       }
       if (reply.raw.closed) req.releaseSlot();
       else reply.raw.once('close', req.releaseSlot);

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { AdmissionTier } from '../http/admission.js';
 import { BoundedNames } from './names.js';
 
 export type Transport = 'rest' | 'graphql' | 'other';
@@ -19,9 +20,15 @@ export interface CacheStats {
 /** Where the gauges and cache counters read from at scrape time (nothing is sampled in between). */
 export interface MetricSources {
   pools?: { primary?: () => PoolStats | undefined; read?: () => PoolStats | undefined };
-  admission?: () => { running: number; waiting: number };
+  admission?: () => Record<AdmissionTier, { running: number; waiting: number }>;
   caches?: { org?: () => CacheStats; compiledOperation?: () => CacheStats };
 }
+
+/** Both tiers at rest, for an app that reports no admission. */
+const IDLE: Record<AdmissionTier, { running: number; waiting: number }> = {
+  heavy: { running: 0, waiting: 0 },
+  large: { running: 0, waiting: 0 },
+};
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
@@ -58,7 +65,8 @@ export class Metrics {
   });
   readonly admissionWait = new Histogram({
     name: 'sdg_admission_wait_seconds',
-    help: 'How long heavy requests waited for a heavy-request slot (admitted or refused).',
+    help: 'How long heavy and large requests waited for a slot of their tier (admitted or refused).',
+    labelNames: ['tier'] as const,
     buckets: [0.001, 0.01, 0.1, 0.5, 1, 2.5, 5, 10, 20, 30],
     registers: [this.registry],
   });
@@ -119,18 +127,22 @@ export class Metrics {
     });
     new Gauge({
       name: 'sdg_admission_queue_length',
-      help: 'Heavy requests waiting for a heavy-request slot.',
+      help: 'Requests waiting for a slot, by admission tier (heavy, large).',
+      labelNames: ['tier'] as const,
       registers: [this.registry],
       collect() {
-        this.set(self.sources.admission?.().waiting ?? 0);
+        for (const [tier, load] of Object.entries(self.sources.admission?.() ?? IDLE))
+          this.set({ tier }, load.waiting);
       },
     });
     new Gauge({
       name: 'sdg_admission_running',
-      help: 'Heavy requests holding a heavy-request slot.',
+      help: 'Requests holding a slot, by admission tier (heavy, large).',
+      labelNames: ['tier'] as const,
       registers: [this.registry],
       collect() {
-        this.set(self.sources.admission?.().running ?? 0);
+        for (const [tier, load] of Object.entries(self.sources.admission?.() ?? IDLE))
+          this.set({ tier }, load.running);
       },
     });
     new Counter({

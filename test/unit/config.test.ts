@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       REQUEST_TIMEOUT_MS: '1000',
       HEAVY_REQUEST_SLOTS: '0',
       HEAVY_REQUEST_WAIT_MS: '10',
+      LARGE_REQUEST_SLOTS: '3',
       DATABASE_URL: 'postgres://x@h/db',
       CHANGE_LOG_RETENTION_DAYS: '7',
     });
@@ -23,6 +24,7 @@ describe('loadConfig', () => {
       rateLimit: { perSecond: 0.5, burst: 3 },
       requestTimeoutMs: 1000,
       admission: { slots: 0, maxWaitMs: 10 },
+      largeAdmission: { slots: 3, maxWaitMs: 10 },
       databaseUrl: 'postgres://x@h/db',
     });
   });
