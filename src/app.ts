@@ -12,6 +12,7 @@ import type { TrustedDocuments } from './graphql/trusted-documents.js';
 import {
   Admission,
   type AdmissionConfig,
+  type AdmissionTier,
   DEFAULT_ADMISSION,
   DEFAULT_LARGE_ADMISSION,
   installAdmission,
@@ -115,11 +116,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (req.ctx) req.ctx.webhooks = webhooks;
   });
   // After auth: heavy and large requests get `ctx.admit(tier)`.
-  const tier = (given: AdmissionConfig | Admission | undefined, fallback: AdmissionConfig) =>
-    given instanceof Admission ? given : new Admission(given ?? fallback);
+  const tier = (
+    given: AdmissionConfig | Admission | undefined,
+    fallback: AdmissionConfig,
+    t: AdmissionTier,
+  ) => (given instanceof Admission ? given : new Admission(given ?? fallback, t));
   const admission = {
-    heavy: tier(opts.admission, DEFAULT_ADMISSION),
-    large: tier(opts.largeAdmission, DEFAULT_LARGE_ADMISSION),
+    heavy: tier(opts.admission, DEFAULT_ADMISSION, 'heavy'),
+    large: tier(opts.largeAdmission, DEFAULT_LARGE_ADMISSION, 'large'),
   };
   installAdmission(app, admission, (t, s) => metrics.admissionWait.observe({ tier: t }, s));
   metrics.watch({

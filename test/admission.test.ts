@@ -87,7 +87,7 @@ describe('heavy requests over HTTP', () => {
 
   test('GraphQL: a large operation (cost 5,000–20,000) takes a slot of the large tier, which the heavy tier does not block', async () => {
     const heavy = new Admission({ slots: 1, maxWaitMs: 50 });
-    const large = new Admission({ slots: 1, maxWaitMs: 50 });
+    const large = new Admission({ slots: 1, maxWaitMs: 50 }, 'large');
     const app = await buildApp({ database: seeded.database, admission: heavy, largeAdmission: large });
     try {
       const { A } = seeded.demo.orgs;
@@ -104,6 +104,7 @@ describe('heavy requests over HTTP', () => {
       const refused = await bob.gql(query(1000), vars);
       expect(refused.status).toBe(503);
       expect(refused.body.errors[0].extensions.code).toBe('OVERLOADED');
+      expect(refused.body.errors[0].message).toMatch(/costing ≤ 5,000 never waits/);
       expect((await bob.gql(query(100), vars)).status).toBe(200);
       largeTaken();
       expect((await bob.gql(query(1000), vars)).status).toBe(200);

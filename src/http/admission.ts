@@ -15,10 +15,10 @@ import { AppError, RETRY_AFTER_SECONDS } from '../errors.js';
  *
  * A second, wider tier takes large GraphQL operations (cost over LARGE_GRAPHQL_COST, up to the heavy
  * cost): a front-end's nested read of 100 projects with their contacts and parcels is about 6,000
- * nodes and builds several MB of objects. 64 of them at once grew the process to 320–410 MB and spent
- * its CPU collecting garbage; two per core at a time, on the same 2-core machine, served more of them per
- * second with less CPU each and stayed under 300 MB (docs/benchmarks.md). Such a query still runs
- * beside others, so ordinary traffic is not serialized.
+ * nodes and builds several MB of objects. 64 of them at once grew the process to 320–440 MB; two per
+ * core at a time, on the same 2-core machine, kept it under 300 MB at the same req/s within the
+ * runs' noise (docs/benchmarks.md). Such a query still runs beside others, so ordinary traffic is not
+ * serialized.
  */
 export interface AdmissionConfig {
   /** Heavy requests that may run at once in one process; 0 turns admission control off. */
@@ -39,10 +39,13 @@ export const LARGE_GRAPHQL_COST = 5_000;
 /** The queue a request joins: `heavy` (big pages, the costliest operations) or `large` (see above). */
 export type AdmissionTier = 'heavy' | 'large';
 
-export const overloaded = () =>
+/** The refusal after a wait too long, saying what of that tier's requests never waits. */
+export const overloaded = (tier: AdmissionTier = 'heavy') =>
   new AppError(
     'OVERLOADED',
-    `The server is busy with other large requests. Retry in ${RETRY_AFTER_SECONDS.OVERLOADED} seconds, or ask for smaller pages (limit ≤ ${HEAVY_PAGE} never waits).`,
+    tier === 'heavy'
+      ? `The server is busy with other large requests. Retry in ${RETRY_AFTER_SECONDS.OVERLOADED} seconds, or ask for smaller pages (limit ≤ ${HEAVY_PAGE} never waits).`
+      : `The server is busy with other large GraphQL operations. Retry in ${RETRY_AFTER_SECONDS.OVERLOADED} seconds, or ask for fewer nodes (an operation costing ≤ ${LARGE_GRAPHQL_COST.toLocaleString('en')} never waits).`,
   );
 
 /** A counting semaphore with a FIFO queue, a wait limit, and cancellation of waiters. */
@@ -50,7 +53,11 @@ export class Admission {
   private running = 0;
   private readonly waiting: { grant: () => void }[] = [];
 
-  constructor(private readonly config: AdmissionConfig) {}
+  constructor(
+    private readonly config: AdmissionConfig,
+    /** Which tier it is, for the refusal's advice. */
+    readonly tier: AdmissionTier = 'heavy',
+  ) {}
 
   get enabled(): boolean {
     return this.config.slots > 0;
@@ -87,7 +94,7 @@ export class Admission {
           resolve();
         },
       };
-      const timer = setTimeout(() => leave(overloaded()), this.config.maxWaitMs);
+      const timer = setTimeout(() => leave(overloaded(this.tier)), this.config.maxWaitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(entry);
     });
