@@ -21,7 +21,7 @@ export interface Context {
   loaders: ReturnType<typeof createLoaders>;
   /** The read pool (DATABASE_READ_URL), when there is one. */
   readDb?: Kysely<DB>;
-  /** Request-scoped memo of resolved values shared by many resolvers (see restProperties). */
+  /** Request-scoped memo, by organization, of what many resolvers share (records/values.ts orgMemo). */
   memo?: Map<string, unknown>;
   /** What metrics, logs and traces learn about the request (its operation, error codes). */
   obs?: RequestObservation;

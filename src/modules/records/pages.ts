@@ -5,7 +5,7 @@ import { namesUsers, PROPERTY_TYPES, propertyType } from '../properties/registry
 import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
 import type { PageRow } from './repository.js';
-import type { ConnectionModel, EdgeModel, FacetModel } from './types.js';
+import type { ConnectionModel, EdgeModel, FacetModel, PageInfoModel, RecordModel } from './types.js';
 import { peopleOf, schemaOf, userMap } from './values.js';
 
 /** "select, multi_select or people": the types with facets, for messages. */
@@ -47,25 +47,118 @@ export async function listPage(
   const more = rows.length > w.size;
   const pageRows = rows.slice(0, w.size);
   if (w.direction === 'backward') pageRows.reverse();
-  const edges = pageRows.map((r) => edgeOf(ctx, scope, r));
+  const cursors = new PageCursors(ctx, scope);
+  const edges = pageRows.map((r) => {
+    ctx.loaders.record[r.record.kind].prime(r.record.id, r.record);
+    return new Edge(cursors, r);
+  });
   const reads = pageRows.length ? prepareReads(ctx, orgId, list, pageRows) : undefined;
   if (reads) await reads;
-  return {
+  return new Connection(
     edges,
-    pageInfo: {
-      hasNextPage: w.direction === 'forward' ? more : !!w.cursor,
-      hasPreviousPage: w.direction === 'backward' ? more : !!w.cursor,
-      // Signed only when asked for, as the edges' cursors are: a nested query has a page per parent.
-      get startCursor() {
-        return edges[0]?.cursor ?? null;
-      },
-      get endCursor() {
-        return edges.at(-1)?.cursor ?? null;
-      },
-    },
-    totalCount: () => ctx.loaders.count.load({ list, orgId, parentId, query }),
-    facets: (propertyId: string) => listFacets(ctx, list, orgId, parentId, query, propertyId),
-  };
+    new PageInfo(
+      edges,
+      w.direction === 'forward' ? more : !!w.cursor,
+      w.direction === 'backward' ? more : !!w.cursor,
+    ),
+    { ctx, list, orgId, parentId, query },
+  );
+}
+
+/*
+ * A nested query holds a page per parent and an edge per row, so these are classes: their lazy parts
+ * are prototype getters and methods, where per-object closures cost an allocation each. Fields are
+ * assigned, not declared as class fields, whose define semantics made construction slower (TypedValue).
+ */
+
+/** Signs the cursors of one page's rows (its list, parent and query are the scope). */
+class PageCursors {
+  declare private readonly ctx: Context;
+  declare private readonly scope: string;
+
+  constructor(ctx: Context, scope: string) {
+    this.ctx = ctx;
+    this.scope = scope;
+  }
+
+  sign(r: PageRow): string {
+    return this.ctx.cursors.encode(this.scope, [...r.keys, r.sortAt.getTime(), r.record.id]);
+  }
+}
+
+/** An edge whose cursor is signed only if read: REST pages read one cursor (nextKey), not one per item. */
+class Edge implements EdgeModel {
+  declare readonly node: RecordModel;
+  declare readonly linkedAt: Date | null;
+  declare private readonly cursors: PageCursors;
+  declare private readonly row: PageRow;
+  declare private signed: string | undefined;
+
+  constructor(cursors: PageCursors, row: PageRow) {
+    this.node = row.record;
+    this.linkedAt = row.linkedAt;
+    this.cursors = cursors;
+    this.row = row;
+    this.signed = undefined;
+  }
+
+  get cursor(): string {
+    this.signed ??= this.cursors.sign(this.row);
+    return this.signed;
+  }
+}
+
+/** pageInfo, with the cursors signed only when asked for. */
+class PageInfo implements PageInfoModel {
+  declare private readonly edges: readonly Edge[];
+  declare readonly hasNextPage: boolean;
+  declare readonly hasPreviousPage: boolean;
+
+  constructor(edges: readonly Edge[], hasNextPage: boolean, hasPreviousPage: boolean) {
+    this.edges = edges;
+    this.hasNextPage = hasNextPage;
+    this.hasPreviousPage = hasPreviousPage;
+  }
+
+  get startCursor(): string | null {
+    return this.edges[0]?.cursor ?? null;
+  }
+
+  get endCursor(): string | null {
+    return this.edges.at(-1)?.cursor ?? null;
+  }
+}
+
+/** What totalCount and facets need of the page's list. */
+interface ListScope {
+  ctx: Context;
+  list: ListName;
+  orgId: string;
+  parentId: string;
+  query: RecordQuery;
+}
+
+/** A page as a Relay connection; totalCount and facets run only when a client asks for them. */
+class Connection implements ConnectionModel {
+  declare readonly edges: Edge[];
+  declare readonly pageInfo: PageInfo;
+  declare private readonly of: ListScope;
+
+  constructor(edges: Edge[], pageInfo: PageInfo, of: ListScope) {
+    this.edges = edges;
+    this.pageInfo = pageInfo;
+    this.of = of;
+  }
+
+  totalCount(): Promise<number> {
+    const { ctx, list, orgId, parentId, query } = this.of;
+    return ctx.loaders.count.load({ list, orgId, parentId, query });
+  }
+
+  facets(propertyId: string): Promise<FacetModel[]> {
+    const { ctx, list, orgId, parentId, query } = this.of;
+    return listFacets(ctx, list, orgId, parentId, query, propertyId);
+  }
 }
 
 /** A cursor's values, checked against the list's order: each sort key's type, then (time, id). */
@@ -79,20 +172,6 @@ function decodeBound(ctx: Context, scope: string, cursor: string, query: RecordQ
   )
     throw new AppError('INVALID_CURSOR', 'The cursor is malformed.');
   return bound;
-}
-
-function edgeOf(ctx: Context, scope: string, r: PageRow): EdgeModel {
-  ctx.loaders.record[r.record.kind].prime(r.record.id, r.record);
-  let cursor: string | undefined;
-  return {
-    node: r.record,
-    linkedAt: r.linkedAt,
-    // Signed only if asked for: REST pages read one cursor (nextKey), not one per item.
-    get cursor() {
-      cursor ??= ctx.cursors.encode(scope, [...r.keys, r.sortAt.getTime(), r.record.id]);
-      return cursor;
-    },
-  };
 }
 
 /**

@@ -30,7 +30,7 @@ interface RecordRow {
 }
 
 export function toRecord(kind: RecordKind, r: RecordRow): RecordModel {
-  return {
+  const record: RecordModel = {
     kind,
     orgId: r.org_id,
     portfolioId: r.portfolio_id,
@@ -38,8 +38,10 @@ export function toRecord(kind: RecordKind, r: RecordRow): RecordModel {
     properties: r.properties,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    ...(kind === 'project' ? { location: (r.location ?? null) as RecordModel['location'] } : {}),
   };
+  // Set, not spread in: a spread builds a second object for every row of a page.
+  if (kind === 'project') record.location = (r.location ?? null) as RecordModel['location'];
+  return record;
 }
 
 /** The columns a record read returns; parcel geometry is loaded apart, only when asked for. */

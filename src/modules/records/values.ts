@@ -88,19 +88,20 @@ export async function typedValueOf(
  * name users, the user list (pages load both ahead, pages.ts prepareReads).
  */
 export function recordValues(ctx: Context, r: RecordModel): ValueModel[] | Promise<ValueModel[]> {
-  const build = (schema: PropertySchemaModel, users: Users | undefined) => {
-    const out: ValueModel[] = [];
-    for (const def of schema.properties) {
-      const v = r.properties[def.id];
-      const typed = v === undefined ? null : typedValue(r.orgId, def, v, users);
-      if (typed) out.push(typed);
-    }
-    return out;
-  };
   const schema = schemaOf(ctx, r.orgId, r.kind);
   const users = namesUsers(r.properties) ? userMap(ctx, r.orgId) : undefined;
-  if (!(schema instanceof Promise) && !(users instanceof Promise)) return build(schema, users);
-  return Promise.all([schema, users]).then(([s, u]) => build(s, u));
+  if (!(schema instanceof Promise) && !(users instanceof Promise)) return valuesIn(r, schema, users);
+  return Promise.all([schema, users]).then(([s, u]) => valuesIn(r, s, u));
+}
+
+function valuesIn(r: RecordModel, schema: PropertySchemaModel, users: Users | undefined): ValueModel[] {
+  const out: ValueModel[] = [];
+  for (const def of schema.properties) {
+    const v = r.properties[def.id];
+    const typed = v === undefined ? null : typedValue(r.orgId, def, v, users);
+    if (typed) out.push(typed);
+  }
+  return out;
 }
 
 /**
@@ -144,30 +145,53 @@ function labelled(
 }
 
 /**
- * Per-request memo of what a page's records all need (the schema, the org's users): loaded once,
- * then every record's `properties` resolves synchronously, which matters on 5000-item pages.
+ * Per-request memo of what a page's records all need (the schema, the org's users), by organization:
+ * loaded once, then every record's `properties` and `values` resolve synchronously, which matters
+ * on 5000-item pages. A promise until it settles, then the value itself.
  */
-function memoized<T>(ctx: Context, key: string, load: () => Promise<T>): T | Promise<T> {
-  ctx.memo ??= new Map();
-  const memo = ctx.memo;
-  if (memo.has(key)) return memo.get(key) as T | Promise<T>;
-  const p = load().then((v) => {
-    memo.set(key, v);
-    return v;
-  });
-  memo.set(key, p);
-  return p;
+interface OrgMemo {
+  users?: Users | Promise<Users>;
+  schemas: Partial<Record<RecordKind, PropertySchemaModel | Promise<PropertySchemaModel>>>;
 }
 
-export const userMap = (ctx: Context, orgId: string) =>
-  memoized(
-    ctx,
-    `users:${orgId}`,
-    async () => new Map((await visibleOrgUsers(ctx, orgId)).map((u) => [u.id, u])),
-  );
+function orgMemo(ctx: Context, orgId: string): OrgMemo {
+  ctx.memo ??= new Map();
+  const found = ctx.memo.get(orgId) as OrgMemo | undefined;
+  if (found) return found;
+  const memo: OrgMemo = { schemas: {} };
+  ctx.memo.set(orgId, memo);
+  return memo;
+}
 
-export const schemaOf = (ctx: Context, orgId: string, kind: RecordKind) =>
-  memoized(ctx, `schema:${orgId}:${kind}`, () => ctx.loaders.schema.load({ orgId, kind }));
+/** The load's promise, which puts its value in the memo once it settles. */
+const settling = <T>(load: Promise<T>, settle: (v: T) => void): Promise<T> =>
+  load.then((v) => {
+    settle(v);
+    return v;
+  });
+
+export function userMap(ctx: Context, orgId: string): Users | Promise<Users> {
+  const memo = orgMemo(ctx, orgId);
+  memo.users ??= settling(
+    visibleOrgUsers(ctx, orgId).then((us) => new Map(us.map((u) => [u.id, u]))),
+    (v) => {
+      memo.users = v;
+    },
+  );
+  return memo.users;
+}
+
+export function schemaOf(
+  ctx: Context,
+  orgId: string,
+  kind: RecordKind,
+): PropertySchemaModel | Promise<PropertySchemaModel> {
+  const { schemas } = orgMemo(ctx, orgId);
+  schemas[kind] ??= settling(ctx.loaders.schema.load({ orgId, kind }), (v) => {
+    schemas[kind] = v;
+  });
+  return schemas[kind];
+}
 
 /** The REST v1 `properties` map: stored values, with `labels` on select/people and the project location. */
 export function restProperties(
@@ -176,12 +200,17 @@ export function restProperties(
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
   const schema = schemaOf(ctx, r.orgId, r.kind);
   const users = namesUsers(r.properties) ? userMap(ctx, r.orgId) : undefined;
-  const build = (s: PropertySchemaModel, u: ReadonlyMap<string, { name: string }> | undefined) => {
-    const out: Record<string, unknown> = {};
-    for (const [id, v] of Object.entries(r.properties)) out[id] = labelled(s.byId.get(id), v, u);
-    if (r.kind === 'project' && r.location) out.location = { location: r.location };
-    return out;
-  };
-  if (!(schema instanceof Promise) && !(users instanceof Promise)) return build(schema, users);
-  return Promise.all([schema, users]).then(([s, u]) => build(s, u));
+  if (!(schema instanceof Promise) && !(users instanceof Promise)) return restPropertiesIn(r, schema, users);
+  return Promise.all([schema, users]).then(([s, u]) => restPropertiesIn(r, s, u));
+}
+
+function restPropertiesIn(
+  r: RecordModel,
+  schema: PropertySchemaModel,
+  users: Users | undefined,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [id, v] of Object.entries(r.properties)) out[id] = labelled(schema.byId.get(id), v, users);
+  if (r.kind === 'project' && r.location) out.location = { location: r.location };
+  return out;
 }
