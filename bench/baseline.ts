@@ -18,7 +18,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
-import { parseTimestamptz } from '../src/db/timestamps.js';
+import { isoString, parseTimestamptz } from '../src/db/timestamps.js';
 
 // The gateway's timestamptz parser (src/db/database.ts), so the floor reads rows no slower than it.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
@@ -400,8 +400,9 @@ async function restPage(req: Request, key: string | string[] | undefined, q: URL
     items: page.map((r) => ({
       id: r.id,
       properties: restProperties(r, schema.byId, users, true),
-      created_at: r.created_at.toISOString(),
-      updated_at: r.updated_at.toISOString(),
+      // The gateway's DateTime formatting (timestamps.ts), so the floor keeps the same shortcut.
+      created_at: isoString(r.created_at),
+      updated_at: isoString(r.updated_at),
     })),
     nextKey:
       rows.length > limit && last ? req.cursors.encode(scope, [last.sort_at.getTime(), last.id]) : null,

@@ -1,4 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { isoString } from '../db/timestamps.js';
 import { isRealDate } from '../modules/properties/date.js';
 
 function literalToJson(node: ValueNode, variables?: Record<string, unknown> | null): unknown {
@@ -47,7 +48,7 @@ function parseDateTime(v: unknown): Date {
 
 export const DateTimeScalar = new GraphQLScalarType({
   name: 'DateTime',
-  serialize: (v) => (v instanceof Date ? v.toISOString() : new Date(v as string).toISOString()),
+  serialize: (v) => (v instanceof Date ? isoString(v) : new Date(v as string).toISOString()),
   parseValue: parseDateTime,
   parseLiteral: (node) => parseDateTime(node.kind === Kind.STRING ? node.value : undefined),
 });

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, test } from 'vitest';
-import { parseTimestamptz } from '../../src/db/timestamps.js';
+import { isoString, parseTimestamptz } from '../../src/db/timestamps.js';
 
 /** The generic parser the fast one stands in for; imported before anything replaces it. */
 const generic = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (s: string) => unknown;
@@ -9,6 +9,8 @@ const same = (s: string) => {
   const want = generic(s);
   const got = parseTimestamptz(s);
   expect(got instanceof Date ? got.getTime() : got, s).toEqual(want instanceof Date ? want.getTime() : want);
+  // The DateTime scalar's ISO form, written from the text, is toISOString's.
+  if (got instanceof Date) expect(isoString(got), s).toBe(got.toISOString());
 };
 
 describe('parseTimestamptz reads timestamptz exactly as pg does', () => {
@@ -57,5 +59,20 @@ describe('parseTimestamptz reads timestamptz exactly as pg does', () => {
       '2026-11-23T06:08:21+00',
     ])
       same(s);
+  });
+});
+
+describe('isoString', () => {
+  test('formats a Date not read from Postgres with toISOString', () => {
+    for (const ms of [0, -1, -86_400_001, 1_763_900_000_123, Date.UTC(9999, 11, 31, 23, 59, 59, 999)]) {
+      const d = new Date(ms);
+      expect(isoString(d)).toBe(d.toISOString());
+    }
+  });
+
+  test('before 1970 the milliseconds still count up from the second', () => {
+    const d = parseTimestamptz('1969-12-31 23:59:59.001+00') as Date;
+    expect(d.getTime()).toBe(-999);
+    expect(isoString(d)).toBe('1969-12-31T23:59:59.001Z');
   });
 });
