@@ -42,9 +42,23 @@ export interface Ctx {
   schema: Record<Kind, { id: string; property_type: string; select?: { options: { id: string }[] } }[]>;
 }
 
-let ctx: Ctx | undefined;
-export async function setup(env: TestEnv): Promise<Ctx> {
-  if (ctx) return ctx;
+/**
+ * Each file's setup, by its env. Not a module variable: a worker runs its files in one module graph
+ * (vitest `isolate: false`), and a module variable handed the next file the last file's closed app
+ * and database (every test of hostile-params failed with "driver has already been destroyed").
+ */
+const made = new WeakMap<TestEnv, Promise<Ctx>>();
+
+export function setup(env: TestEnv): Promise<Ctx> {
+  let c = made.get(env);
+  if (!c) {
+    c = build(env);
+    made.set(env, c);
+  }
+  return c;
+}
+
+async function build(env: TestEnv): Promise<Ctx> {
   const db = env.database.db;
   await installAudit(db);
   const scope = { orgId: env.demo.orgs.A.id, portfolioId: env.demo.orgs.A.portfolios.A1 };
@@ -68,7 +82,7 @@ export async function setup(env: TestEnv): Promise<Ctx> {
   const schema = {} as Ctx['schema'];
   for (const k of ['project', 'parcel', 'contact'] as const)
     schema[k] = (await env.as.alice.get(`/${PLURAL[k]}/v1/schema`, { orgId: scope.orgId })).body.properties;
-  ctx = {
+  return {
     env,
     scope,
     ids: { project, parcel, contact, contact2 },
@@ -76,7 +90,6 @@ export async function setup(env: TestEnv): Promise<Ctx> {
     audit: await auditCursor(db),
     schema,
   };
-  return ctx;
 }
 
 export const kindOf = (route: RestRoute): Kind => route.path.split('/')[1].replace(/s$/, '') as Kind;
