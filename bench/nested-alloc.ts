@@ -4,7 +4,9 @@
  * including objects the garbage collector has already taken. Unlike CPU time, this does not move
  * with the load other work puts on the machine, so it compares builds on a shared machine.
  *
- *   node dist/bench/nested-alloc.js [--db sdg_bench] [--requests 20] [--top 25] [<build root>]
+ *   node dist/bench/nested-alloc.js [--db sdg_bench] [--scenario 7|1] [--requests 20] [--top 25] [<build root>]
+ *
+ * `--scenario 1` measures the REST first page (`limit=100`) instead of the nested query.
  *
  * A build root is a folder holding a built checkout (dist/, schema.graphql, package.json); the
  * default is this one. It is measured in a child process (nested-alloc-child.ts) that loads only
@@ -21,10 +23,15 @@ const { values: o, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     db: { type: 'string', default: DEFAULTS.dbName },
+    scenario: { type: 'string', default: '7' },
     requests: { type: 'string', default: '20' },
     top: { type: 'string', default: '25' },
   },
 });
+if (o.scenario !== '7' && o.scenario !== '1')
+  throw new Error(
+    `--scenario ${o.scenario}: only 7 (the nested query) and 1 (the REST first page) are measured`,
+  );
 const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const prepared = await prepareDataset({
   backend: 'postgres',
@@ -46,6 +53,7 @@ const child = spawnSync(
     fixture.apiKey,
     dataset.orgId,
     dataset.portfolioIds[0],
+    o.scenario!,
     o.requests!,
     o.top!,
   ],
