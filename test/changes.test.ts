@@ -224,8 +224,9 @@ describe('the change log and history', () => {
   test('schema changes and parcel imports are logged and reach the portfolio feed', async ({ env }) => {
     const s = await freshPortfolio(env);
     const start = await head(env.as.alice, s);
+    const zoning = `zoning_${Date.now()}`;
     await defineProperty(env.database.db, s.orgId, 'parcel', {
-      id: `zoning_${Date.now()}`,
+      id: zoning,
       name: 'Zoning',
       type: 'text',
     });
@@ -253,7 +254,14 @@ describe('the change log and history', () => {
       },
       { orgId: s.orgId, portfolioId: s.portfolioId, projectId: project },
     );
-    const { seen } = await follow(env.as.alice, s, start, (x) => x.length >= 8);
+    // A head read while another transaction runs anywhere on the server may replay a few org-wide
+    // schema changes that committed just before it (docs/changes.md, "Order, gaps and repeats"; seen
+    // on Citus): this test's entries begin at its own schema change.
+    const ours = (x: any[]) => {
+      const at = x.findIndex((c) => c.operation === 'SCHEMA' && c.recordId === zoning);
+      return at < 0 ? [] : x.slice(at);
+    };
+    const seen = ours((await follow(env.as.alice, s, start, (x) => ours(x).length >= 8)).seen);
     const ops = seen.map((c) => `${c.operation}:${c.recordKind}`);
     expect(ops[0]).toBe('SCHEMA:PARCEL');
     expect(seen[0].schema.before).toBeNull();
