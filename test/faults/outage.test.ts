@@ -1,6 +1,5 @@
 import { expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { seedDemo } from '../../src/seed/demo.js';
 import { client } from '../helpers/http.js';
 import { logSink } from '../helpers/logs.js';
 import { proxiedDatabase } from '../helpers/proxied-database.js';
@@ -11,13 +10,13 @@ import { proxiedDatabase } from '../helpers/proxied-database.js';
  */
 const pgUrl = process.env.DATABASE_URL;
 
-const proxied = proxiedDatabase();
+const proxied = proxiedDatabase({ seed: true });
 
 test.skipIf(!pgUrl)(
   'Postgres goes away: 503 with the error body, /readyz unhealthy, then recovery without a restart',
   { timeout: 60_000 },
   async () => {
-    const demo = await seedDemo(proxied.database.db);
+    const demo = proxied.demo;
     const { lines, logger } = logSink('warn');
     const app = await buildApp({ database: proxied.database, logger });
     try {

@@ -1,12 +1,11 @@
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { pino } from 'pino';
-import { beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_GRACE_MS } from '../../src/db/database.js';
 import { READY_TIMEOUT_MS } from '../../src/http/health.js';
 import { loggerOptions } from '../../src/logger.js';
-import { seedDemo } from '../../src/seed/demo.js';
 import { client, type Res } from '../helpers/http.js';
 import { proxiedDatabase } from '../helpers/proxied-database.js';
 
@@ -25,11 +24,7 @@ const BOUND_MS = Math.max(STATEMENT_TIMEOUT_MS + QUERY_TIMEOUT_GRACE_MS, CONNECT
 /** What a busy test machine adds to a timer. */
 const SLACK_MS = 1_500;
 
-const proxied = proxiedDatabase({ statementTimeoutMs: STATEMENT_TIMEOUT_MS });
-let demo: Awaited<ReturnType<typeof seedDemo>>;
-beforeAll(async () => {
-  if (pgUrl) demo = await seedDemo(proxied.database.db);
-});
+const proxied = proxiedDatabase({ statementTimeoutMs: STATEMENT_TIMEOUT_MS, seed: true });
 
 const code = (r: Res) => r.body.error?.code ?? r.body.errors?.[0]?.extensions?.code;
 
@@ -45,7 +40,7 @@ test.skipIf(!pgUrl)(
       },
     });
     const app = await buildApp({ database: proxied.database, logger: pino(loggerOptions('warn'), sink) });
-    const api = client(app, demo.users.alice.apiKey);
+    const api = client(app, proxied.demo.users.alice.apiKey);
     const timed = async (p: Promise<Res>) => {
       const t = Date.now();
       const r = await p;
@@ -107,8 +102,8 @@ test.skipIf(!pgUrl)(
     const locker = new pg.Client({ connectionString: proxied.url });
     await locker.connect();
     try {
-      const api = client(app, demo.users.alice.apiKey);
-      const q = { orgId: demo.orgs.A.id, portfolioId: demo.orgs.A.portfolios.A1 };
+      const api = client(app, proxied.demo.users.alice.apiKey);
+      const q = { orgId: proxied.demo.orgs.A.id, portfolioId: proxied.demo.orgs.A.portfolios.A1 };
       expect((await api.get('/projects/v1', q)).status).toBe(200);
       await locker.query('begin');
       await locker.query('lock table projects in access exclusive mode');
