@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { MutationResolvers, Resolvers } from '../../generated/graphql.js';
-import type { ListName } from '../records/lists.js';
+import { LIST_FIELDS, type ListName } from '../records/lists.js';
 import { listPage } from '../records/pages.js';
 import type { RecordModel } from '../records/types.js';
 import { setContactLink } from './service.js';
@@ -24,9 +24,9 @@ const parcelContact =
   };
 
 export const linkResolvers: Resolvers = {
-  Project: { contacts: links('project-contacts'), parcels: links('project-parcels') },
-  Parcel: { contacts: links('parcel-contacts'), projects: links('parcel-projects') },
-  Contact: { projects: links('contact-projects'), parcels: links('contact-parcels') },
+  Project: { contacts: links(LIST_FIELDS.Project.contacts), parcels: links(LIST_FIELDS.Project.parcels) },
+  Parcel: { contacts: links(LIST_FIELDS.Parcel.contacts), projects: links(LIST_FIELDS.Parcel.projects) },
+  Contact: { projects: links(LIST_FIELDS.Contact.projects), parcels: links(LIST_FIELDS.Contact.parcels) },
   Mutation: {
     linkProjectContact: projectContact(true),
     unlinkProjectContact: projectContact(false),

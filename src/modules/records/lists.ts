@@ -66,3 +66,14 @@ export const LISTS: Record<ListName, ListDef> = {
     childCol: 'project_id',
   },
 };
+
+/**
+ * The GraphQL fields that page through each list, by parent type: the resolvers (records and links)
+ * and the planned executor (src/graphql/plan) both read this one table.
+ */
+export const LIST_FIELDS: Record<string, Record<string, ListName>> = {
+  Portfolio: { projects: 'portfolio-projects', parcels: 'portfolio-parcels', contacts: 'portfolio-contacts' },
+  Project: { contacts: 'project-contacts', parcels: 'project-parcels' },
+  Parcel: { contacts: 'parcel-contacts', projects: 'parcel-projects' },
+  Contact: { projects: 'contact-projects', parcels: 'contact-parcels' },
+};

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { propertyType } from '../properties/registry.js';
-import type { ListName } from './lists.js';
+import { LIST_FIELDS, type ListName } from './lists.js';
 import { listPage } from './pages.js';
 import * as service from './service.js';
 import { type ConnectionModel, RECORD_TYPENAME, type RecordModel } from './types.js';
@@ -75,9 +75,9 @@ export const recordResolvers: Resolvers = {
     contact: byId('contact'),
   },
   Portfolio: {
-    projects: page('portfolio-projects'),
-    parcels: page('portfolio-parcels'),
-    contacts: page('portfolio-contacts'),
+    projects: page(LIST_FIELDS.Portfolio.projects),
+    parcels: page(LIST_FIELDS.Portfolio.parcels),
+    contacts: page(LIST_FIELDS.Portfolio.contacts),
     project: inPortfolio('project'),
     parcel: inPortfolio('parcel'),
     contact: inPortfolio('contact'),
