@@ -57,6 +57,8 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** Adds an `x-sql-statements` response header (tests, benchmarks). */
   exposeStatementCount?: boolean;
+  /** Answer the hot read shape by plan (src/graphql/plan); on unless false (GRAPHQL_PLANS=0). */
+  graphqlPlans?: boolean;
   /** Proxies whose X-Forwarded-For is believed (TRUST_PROXY); none unless given. */
   trustProxy?: string | number;
   /** Per-key rate limiting; off unless given (the server turns it on from the environment). */
@@ -99,7 +101,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const metrics = opts.metrics ?? new Metrics();
   const app = createServer(opts, metrics);
   const limits = opts.graphqlLimits ?? DEFAULT_LIMITS;
-  const executor = new Executor(buildSchema(), limits, {}, metrics.operations);
+  const executor = new Executor(buildSchema(), limits, { plans: opts.graphqlPlans }, metrics.operations);
   const cursors = new CursorCodec(await loadCursorSecret(opts.database));
   const { database, readDatabase } = opts;
   installAuth(

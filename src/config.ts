@@ -24,6 +24,8 @@ export interface Config {
   changeLogRetentionDays: number;
   /** Send `x-sql-statements` on every response (benchmarks). */
   exposeStatementCount: boolean;
+  /** GRAPHQL_PLANS=0 turns off the planned answers of the hot read shape (src/graphql/plan). */
+  graphqlPlans: boolean;
   /**
    * Token bucket per API key, and per client address for requests without a known-valid key;
    * perSecond 0 turns rate limiting off.
@@ -103,6 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemoOnEmpty: env.SDG_SEED_DEMO !== '0',
     changeLogRetentionDays: int(env, 'CHANGE_LOG_RETENTION_DAYS', 90),
     exposeStatementCount: env.SDG_EXPOSE_SQL_COUNT === '1',
+    graphqlPlans: env.GRAPHQL_PLANS !== '0',
     rateLimit: {
       perSecond: num(env, 'RATE_LIMIT_PER_SECOND', 50),
       burst: int(env, 'RATE_LIMIT_BURST', 200),

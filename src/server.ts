@@ -53,6 +53,7 @@ async function main() {
     bodyLimit: cfg.bodyLimit,
     requestTimeoutMs: cfg.requestTimeoutMs,
     exposeStatementCount: cfg.exposeStatementCount,
+    graphqlPlans: cfg.graphqlPlans,
     graphqlLimits: limitsFromEnv(),
     admission: cfg.admission,
     largeAdmission: cfg.largeAdmission,

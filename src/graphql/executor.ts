@@ -12,13 +12,15 @@ import {
 } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import { type Context, routeToReadPool } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, toAppError } from '../errors.js';
 import type { BoundedNames } from '../observability/names.js';
 import { operationSpan } from '../observability/tracing.js';
 import { appErrorOf, rejection } from './errors.js';
 import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { compileOrNull, JitCache, type JitOptions } from './jit.js';
 import { enforceLimits, type GraphQLLimits } from './limits.js';
+import { PlanCache } from './plan/cache.js';
+import { runPlan } from './plan/run.js';
 
 /** An operation to run: parsed and validated (by Apollo, or by `prepare` for fixed documents). */
 export interface Operation {
@@ -51,15 +53,18 @@ export interface RunOptions {
  */
 export class Executor {
   readonly jit: JitCache;
+  /** Plans of the hot read shape (plan/plan.ts); absent when turned off (`plans: false`). */
+  readonly plans?: PlanCache;
 
   constructor(
     readonly schema: GraphQLSchema,
     private readonly limits: GraphQLLimits,
-    jit: JitOptions = {},
+    jit: JitOptions & { plans?: boolean } = {},
     /** Operation names as metric labels (a bounded set); the name as given when absent. */
     private readonly names?: BoundedNames,
   ) {
     this.jit = new JitCache(schema, jit);
+    if (jit.plans !== false) this.plans = new PlanCache(schema);
   }
 
   /**
@@ -118,7 +123,11 @@ export class Executor {
       throw err; // the client left while waiting for a slot
     }
     // Only a query reads from the replica: every read of a request that writes stays on the primary.
-    if (op.operation.operation === 'query') routeToReadPool(ctx);
+    if (op.operation.operation === 'query') {
+      routeToReadPool(ctx);
+      const planned = await this.planned(ctx, op, variables);
+      if (planned) return planned;
+    }
     const compiled = op.compiled ?? this.jit.hot(op.document, op.operationName);
     if (!compiled)
       return execute({
@@ -135,6 +144,35 @@ export class Executor {
     if (vars.errors) return { errors: vars.errors };
     const result = await compiled.query(undefined, ctx, variables);
     return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
+  }
+
+  /**
+   * A planned operation's answer, or undefined for the executor to give: when the operation is not
+   * planned, and when the plan meets anything but the plain answer (a missing organization or
+   * portfolio, a refused argument, an unexpected value). Reads only, so redoing them is safe. A
+   * database that is down or too slow is the exception: it answers 503 now, not after a second wait.
+   */
+  private async planned(
+    ctx: Context,
+    op: Operation,
+    variables: Record<string, unknown>,
+  ): Promise<ExecutionResult | undefined> {
+    const plan = this.plans?.get(op);
+    if (!plan) return undefined;
+    const vars = getVariableValues(this.schema, op.operation.variableDefinitions ?? [], variables, {
+      maxErrors: 50,
+    });
+    if (vars.errors) return undefined;
+    try {
+      const data = await runPlan(ctx, plan, vars.coerced);
+      if (!data) return undefined;
+      if (ctx.obs) ctx.obs.planned = true;
+      return { data };
+    } catch (err) {
+      const app = toAppError(err);
+      if (app.code === 'TIMEOUT' || app.code === 'UNAVAILABLE') return { errors: [rejection(app)] };
+      return undefined;
+    }
   }
 }
 

@@ -16,6 +16,8 @@ export interface RequestObservation {
   graphqlErrors?: Map<ErrorCode, number>;
   /** The message of a 5xx other than INTERNAL (which logs its own line with the stack). */
   detail?: string;
+  /** The operation was answered by its plan (src/graphql/plan), not by the executor. */
+  planned?: boolean;
   span?: Span;
   /** With tracing on: the parent of the request's next span, passed on explicitly (tracing.ts). */
   trace?: RequestTrace;
@@ -115,6 +117,7 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
       ...(codes.length ? { codes } : {}),
       ...(bad ? { code: bad } : {}),
       ...(o.detail ? { err: o.detail } : {}),
+      ...(o.planned ? { planned: true } : {}),
     };
     if (bad) req.log.warn(line, 'request refused or failed');
     else req.log.info(line, 'request');

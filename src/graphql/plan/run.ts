@@ -1,0 +1,183 @@
+import { type GraphQLLeafType, getArgumentValues } from 'graphql';
+import type { Context } from '../../context.js';
+import { findOrganization, readablePortfolio } from '../../modules/org/service.js';
+import type { UserModel } from '../../modules/org/types.js';
+import { namesUsers, propertyType } from '../../modules/properties/registry.js';
+import { listPage } from '../../modules/records/pages.js';
+import type { ConnectionModel, RecordModel } from '../../modules/records/types.js';
+import { fitsType } from '../../modules/records/validate.js';
+import { restProperties, schemaOf, userMap } from '../../modules/records/values.js';
+import type { ConnPlan, LeafPick, NodePlan, RootPlan, ValueField } from './plan.js';
+
+type Out = Record<string, unknown>;
+type Vars = Record<string, unknown>;
+
+/** What run.ts cannot answer exactly as the executor would: the executor answers instead. */
+export class NotPlanned extends Error {}
+
+/**
+ * Answers a planned operation: the same services, page loaders and value shapes as the resolvers,
+ * one statement per list level as there, but the answer is built once, straight from the pages.
+ * `undefined` when the organization or portfolio is not there (the executor then answers with its
+ * nulls and errors); throws NotPlanned, or the error a service threw, for the executor to redo.
+ */
+export async function runPlan(ctx: Context, plan: RootPlan, vars: Vars): Promise<Out | undefined> {
+  const org = findOrganization(ctx, String(args(plan.org, vars).id));
+  if (!org) return undefined;
+  const portfolio = await readablePortfolio(ctx, org.id, String(args(plan.portfolio, vars).id));
+  if (!portfolio) return undefined;
+  const [conn] = await connections(ctx, plan.conn, [{ orgId: org.id, id: portfolio.id }], vars);
+  return { [plan.org.key]: { [plan.portfolio.key]: { [plan.conn.key]: conn } } };
+}
+
+const args = (
+  f: { def: Parameters<typeof getArgumentValues>[0]; node: Parameters<typeof getArgumentValues>[1] },
+  vars: Vars,
+) => getArgumentValues(f.def, f.node, vars);
+
+/** One connection per parent, fetched together (the page loader batches them into one statement). */
+async function connections(
+  ctx: Context,
+  plan: ConnPlan,
+  parents: readonly { orgId: string; id: string }[],
+  vars: Vars,
+): Promise<Out[]> {
+  const a = args(plan, vars);
+  const pages = await Promise.all(parents.map((p) => listPage(ctx, plan.list, p.orgId, p.id, a)));
+  const outs = pages.map((): Out => ({}));
+  for (const f of plan.fields) {
+    if (f.kind === 'typename') for (const o of outs) o[f.key] = f.typename;
+    else if (f.kind === 'totalCount') {
+      const counts = await Promise.all(pages.map((c) => c.totalCount()));
+      outs.forEach((o, i) => {
+        o[f.key] = counts[i];
+      });
+    } else if (f.kind === 'pageInfo')
+      outs.forEach((o, i) => {
+        const info = pages[i].pageInfo;
+        const out: Out = {};
+        for (const p of f.fields) out[p.key] = p.kind === 'typename' ? p.typename : info[p.kind];
+        o[f.key] = out;
+      });
+    else if (f.kind === 'nodes') {
+      const nodes = await records(ctx, f.node, flatNodes(pages), vars);
+      spread(pages, nodes, outs, f.key);
+    } else {
+      const edges = pages.flatMap((c) => c.edges);
+      const node = f.fields.find((e) => e.kind === 'node');
+      const nodes = node?.kind === 'node' ? await records(ctx, node.node, flatNodes(pages), vars) : [];
+      const built = edges.map((e, i): Out => {
+        const out: Out = {};
+        for (const ef of f.fields) {
+          if (ef.kind === 'typename') out[ef.key] = ef.typename;
+          else if (ef.kind === 'cursor') out[ef.key] = e.cursor;
+          else if (ef.kind === 'linkedAt')
+            out[ef.key] = e.linkedAt === null ? null : leaf(ef.type, e.linkedAt);
+          else out[ef.key] = nodes[i];
+        }
+        return out;
+      });
+      spread(pages, built, outs, f.key);
+    }
+  }
+  return outs;
+}
+
+const flatNodes = (pages: ConnectionModel[]) => pages.flatMap((c) => c.edges.map((e) => e.node));
+
+/** Hands each page its slice of `items` (built for all pages' edges in order) under `key`. */
+function spread(pages: ConnectionModel[], items: Out[], outs: Out[], key: string) {
+  let at = 0;
+  pages.forEach((c, i) => {
+    outs[i][key] = items.slice(at, at + c.edges.length);
+    at += c.edges.length;
+  });
+}
+
+/** The records' answers; their nested connections are fetched per level, for all records at once. */
+async function records(ctx: Context, plan: NodePlan, rs: RecordModel[], vars: Vars): Promise<Out[]> {
+  const outs = rs.map((): Out => ({}));
+  if (!rs.length) return outs;
+  const nested = plan.fields.flatMap((f) => (f.kind === 'conn' ? [f] : []));
+  const fetched = await Promise.all(nested.map((f) => connections(ctx, f.conn, rs, vars)));
+  const byKey = new Map(nested.map((f, i) => [f.key, fetched[i]]));
+  const reads = await prepared(ctx, plan, rs);
+  rs.forEach((r, i) => {
+    const out = outs[i];
+    for (const f of plan.fields) {
+      if (f.kind === 'typename') out[f.key] = f.typename;
+      else if (f.kind === 'id') out[f.key] = r.id;
+      else if (f.kind === 'createdAt' || f.kind === 'updatedAt') out[f.key] = leaf(f.type, r[f.kind]);
+      else if (f.kind === 'properties') out[f.key] = restProperties(ctx, r);
+      else if (f.kind === 'values') out[f.key] = values(r, f.byType, reads);
+      else out[f.key] = byKey.get(f.key)![i];
+    }
+  });
+  return outs;
+}
+
+interface Reads {
+  schema: Awaited<ReturnType<typeof schemaOf>>;
+  users: ReadonlyMap<string, UserModel> | undefined;
+}
+
+/** The schema and, when a record names users, the org's user list: what values and properties read. */
+async function prepared(ctx: Context, plan: NodePlan, rs: RecordModel[]): Promise<Reads | undefined> {
+  if (!plan.fields.some((f) => f.kind === 'values' || f.kind === 'properties')) return undefined;
+  const orgId = rs[0].orgId;
+  if (rs.some((r) => r.orgId !== orgId)) throw new NotPlanned('records of two organizations');
+  const [schema, users] = await Promise.all([
+    schemaOf(ctx, orgId, plan.kind),
+    rs.some((r) => namesUsers(r.properties)) ? userMap(ctx, orgId) : undefined,
+  ]);
+  return { schema, users };
+}
+
+/** A record's typed values in schema order, as values.ts builds them, with the selected fields only. */
+function values(r: RecordModel, byType: Map<string, ValueField[]>, reads: Reads | undefined): Out[] {
+  const out: Out[] = [];
+  for (const def of reads!.schema.properties) {
+    const value = r.properties[def.id];
+    if (value === undefined) continue;
+    const shape = propertyType(def.type)?.shape;
+    if (!shape || !fitsType(def, value)) continue;
+    const o: Out = {};
+    for (const f of byType.get(shape.graphqlType)!) {
+      if (f.kind === 'typename') o[f.key] = f.typename;
+      else if (f.kind === 'propertyId') o[f.key] = def.id;
+      else {
+        const plain = shape.graphqlFields[f.name];
+        const read = plain
+          ? plain({ value, def })
+          : userField(shape.graphqlUserFields?.[f.name], value, reads!.users);
+        o[f.key] = f.kind === 'leaf' ? leaf(f.type, read) : picks(f.fields, read);
+      }
+    }
+    out.push(o);
+  }
+  return out;
+}
+
+function userField(
+  read: ((v: { value: object }, users: ReadonlyMap<string, UserModel>) => unknown) | undefined,
+  value: object,
+  users: ReadonlyMap<string, UserModel> | undefined,
+) {
+  if (!read || !users) throw new NotPlanned('a value field without its reader or users');
+  return read({ value }, users);
+}
+
+function picks(fields: LeafPick[], list: unknown): Out[] {
+  if (!Array.isArray(list)) throw new NotPlanned('not a list');
+  return list.map((item: Record<string, unknown>) => {
+    const o: Out = {};
+    for (const f of fields) o[f.key] = f.kind === 'typename' ? f.typename : leaf(f.type, item[f.name]);
+    return o;
+  });
+}
+
+/** A non-null leaf as the executor writes it; a missing one is the executor's to report. */
+function leaf(type: GraphQLLeafType, v: unknown): unknown {
+  if (v === null || v === undefined) throw new NotPlanned('a null leaf');
+  return type.serialize(v);
+}
