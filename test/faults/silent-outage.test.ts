@@ -145,3 +145,37 @@ test.skipIf(pgUrl)(
   'the silent-outage test needs Postgres: run with DATABASE_URL (npm run test:pg)',
   () => {},
 );
+
+test.skipIf(!pgUrl)(
+  'a planned read past the timeout answers 503 once, without data, and is not run again by the executor',
+  { timeout: 60_000 },
+  async () => {
+    const app = await buildApp({ database: proxied.database, exposeStatementCount: true });
+    const locker = new pg.Client({ connectionString: proxied.url });
+    await locker.connect();
+    try {
+      const api = client(app, proxied.demo.users.alice.apiKey);
+      const vars = {
+        orgId: proxied.demo.orgs.A.id,
+        portfolioId: proxied.demo.orgs.A.portfolios.A1,
+        first: 5,
+      };
+      const query = `query Page($orgId: ID!, $portfolioId: ID!, $first: Int) { organization(id: $orgId) {
+        portfolio(id: $portfolioId) { projects(first: $first) { nodes { id createdAt } } } } }`;
+      const served = await api.gql(query, vars);
+      expect(served.status).toBe(200);
+      await locker.query('begin');
+      await locker.query('lock table projects in access exclusive mode');
+      const r = await api.gql(query, vars);
+      expect(r.status).toBe(503);
+      expect(code(r)).toBe(behindPgBouncer ? 'UNAVAILABLE' : 'TIMEOUT');
+      expect(r.body).not.toHaveProperty('data');
+      // Redone by the executor, the page statement would be sent (and wait) a second time.
+      expect(r.sql).toBeLessThanOrEqual(served.sql);
+    } finally {
+      await locker.query('rollback').catch(() => {});
+      await locker.end();
+      await app.close();
+    }
+  },
+);
