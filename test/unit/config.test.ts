@@ -15,9 +15,11 @@ describe('loadConfig', () => {
       LARGE_REQUEST_SLOTS: '3',
       DATABASE_URL: 'postgres://x@h/db',
       CHANGE_LOG_RETENTION_DAYS: '7',
+      GRAPHQL_PLANS: '0',
     });
     expect(cfg).toMatchObject({
       changeLogRetentionDays: 7,
+      graphqlPlans: false,
       port: 4100,
       bodyLimit: 2048,
       statementTimeoutMs: 500,
@@ -35,6 +37,7 @@ describe('loadConfig', () => {
       bodyLimit: 1_048_576,
       rateLimit: { perSecond: 50, burst: 200 },
       changeLogRetentionDays: 90,
+      graphqlPlans: true,
     });
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be a non-negative integer, got "eighty"/);
     expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: '-1' })).toThrow(/RATE_LIMIT_PER_SECOND/);
