@@ -122,6 +122,10 @@ describe('the plan answers exactly as the executor', () => {
     const r = await same(q, { ...scope, first: 4 });
     expect(r.answeredByPlan).toBe(true);
     expect(r.body.data.organization.portfolio.list.edges[0].node.createdAt).toBe('2000-01-01T00:00:00.123Z');
+    // The same field twice under aliases, with different selections.
+    const twice = `${QUERY_FIRST} projects(first: $first) { edges { n: node { id } m: node { createdAt } }
+      x: nodes { id } y: nodes { updatedAt } } } } }`;
+    expect((await same(twice, { ...scope, first: 2 })).answeredByPlan).toBe(true);
   });
 
   test('arguments: after, last/before, filters, order, search, an empty page', async () => {

@@ -64,8 +64,10 @@ async function connections(
       spread(pages, nodes, outs, f.key);
     } else {
       const edges = pages.flatMap((c) => c.edges);
-      const node = f.fields.find((e) => e.kind === 'node');
-      const nodes = node?.kind === 'node' ? await records(ctx, node.node, flatNodes(pages), vars) : [];
+      // Each `node` by its key: aliases may ask for it twice, with different fields.
+      const nodes = new Map<string, Out[]>();
+      for (const ef of f.fields)
+        if (ef.kind === 'node') nodes.set(ef.key, await records(ctx, ef.node, flatNodes(pages), vars));
       const built = edges.map((e, i): Out => {
         const out: Out = {};
         for (const ef of f.fields) {
@@ -73,7 +75,7 @@ async function connections(
           else if (ef.kind === 'cursor') out[ef.key] = e.cursor;
           else if (ef.kind === 'linkedAt')
             out[ef.key] = e.linkedAt === null ? null : leaf(ef.type, e.linkedAt);
-          else out[ef.key] = nodes[i];
+          else out[ef.key] = nodes.get(ef.key)![i];
         }
         return out;
       });
