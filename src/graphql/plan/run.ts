@@ -7,7 +7,7 @@ import { listPage } from '../../modules/records/pages.js';
 import type { ConnectionModel, RecordModel } from '../../modules/records/types.js';
 import { fitsType } from '../../modules/records/validate.js';
 import { restProperties, schemaOf, userMap } from '../../modules/records/values.js';
-import type { ConnPlan, LeafPick, NodePlan, RootPlan, ValueField } from './plan.js';
+import type { ArgField, ConnPlan, LeafPick, NodePlan, RootPlan, ValueField } from './plan.js';
 
 type Out = Record<string, unknown>;
 type Vars = Record<string, unknown>;
@@ -30,10 +30,8 @@ export async function runPlan(ctx: Context, plan: RootPlan, vars: Vars): Promise
   return { [plan.org.key]: { [plan.portfolio.key]: { [plan.conn.key]: conn } } };
 }
 
-const args = (
-  f: { def: Parameters<typeof getArgumentValues>[0]; node: Parameters<typeof getArgumentValues>[1] },
-  vars: Vars,
-) => getArgumentValues(f.def, f.node, vars);
+/** A field's arguments, coerced from the request's variables as graphql-js does. */
+const args = (f: ArgField, vars: Vars) => getArgumentValues(f.def, f.node, vars);
 
 /** One connection per parent, fetched together (the page loader batches them into one statement). */
 async function connections(
@@ -110,7 +108,7 @@ async function records(ctx: Context, plan: NodePlan, rs: RecordModel[], vars: Va
       if (f.kind === 'typename') out[f.key] = f.typename;
       else if (f.kind === 'id') out[f.key] = r.id;
       else if (f.kind === 'createdAt' || f.kind === 'updatedAt') out[f.key] = leaf(f.type, r[f.kind]);
-      else if (f.kind === 'properties') out[f.key] = restProperties(ctx, r);
+      else if (f.kind === 'properties') out[f.key] = settled(restProperties(ctx, r));
       else if (f.kind === 'values') out[f.key] = values(r, f.byType, reads);
       else out[f.key] = byKey.get(f.key)![i];
     }
@@ -176,6 +174,12 @@ function picks(fields: LeafPick[], list: unknown): Out[] {
     for (const f of fields) o[f.key] = f.kind === 'typename' ? f.typename : leaf(f.type, item[f.name]);
     return o;
   });
+}
+
+/** What `prepared` loaded makes this synchronous; were it not, the executor answers instead. */
+function settled<T>(v: T | Promise<T>): T {
+  if (v instanceof Promise) throw new NotPlanned('properties before the schema and users');
+  return v;
 }
 
 /** A non-null leaf as the executor writes it; a missing one is the executor's to report. */
