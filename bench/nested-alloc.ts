@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { DEFAULTS, prepareDataset } from './runner.js';
+import { DEFAULTS, reusedDataset } from './runner.js';
 
 const { values: o, positionals } = parseArgs({
   allowPositionals: true,
@@ -32,16 +32,7 @@ if (o.scenario !== '7' && o.scenario !== '1')
   throw new Error(
     `--scenario ${o.scenario}: only 7 (the nested query) and 1 (the REST first page) are measured`,
   );
-const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const prepared = await prepareDataset({
-  backend: 'postgres',
-  serverUrl,
-  dbName: o.db!,
-  pgliteDir: DEFAULTS.pgliteDir,
-  reseed: false,
-  scale: DEFAULTS.scale,
-  quiet: true,
-});
+const prepared = await reusedDataset(o.db!);
 const { dataset, fixture } = prepared;
 const root = positionals[0] ?? PACKAGE_ROOT;
 const child = spawnSync(

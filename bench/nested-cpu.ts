@@ -14,7 +14,7 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import pg from 'pg';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { cpuSeconds, freePort, ServerProcess } from './proc.js';
-import { DEFAULTS, gatewayEnv, prepareDataset, probe, scenarioContext } from './runner.js';
+import { DEFAULTS, gatewayEnv, probe, reusedDataset, scenarioContext } from './runner.js';
 import type { RequestSpec } from './scenarios.js';
 import { SCENARIOS } from './scenarios.js';
 
@@ -29,15 +29,7 @@ const { values: o, positionals } = parseArgs({
   },
 });
 const servers = positionals.length ? positionals : [join(PACKAGE_ROOT, 'dist/src/server.js')];
-const prepared = await prepareDataset({
-  backend: 'postgres',
-  serverUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-  dbName: o.db!,
-  pgliteDir: DEFAULTS.pgliteDir,
-  reseed: false,
-  scale: DEFAULTS.scale,
-  quiet: true,
-});
+const prepared = await reusedDataset(o.db!);
 /** One request as autocannon sends it: without Accept-Encoding (fetch would ask for gzip). */
 async function send(url: string, apiKey: string, spec: RequestSpec) {
   const r = await fetch(url + spec.path, {

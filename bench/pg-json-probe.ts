@@ -17,7 +17,7 @@ import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { createDatabase } from '../src/db/database.js';
 import { cpuSeconds } from './proc.js';
-import { DEFAULTS, prepareDataset } from './runner.js';
+import { DEFAULTS, reusedDataset } from './runner.js';
 import { NESTED_QUERY } from './scenarios.js';
 
 const { values: o } = parseArgs({
@@ -26,16 +26,7 @@ const { values: o } = parseArgs({
 const runs = Number(o.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs ${o.runs}: give a whole number of runs`);
 
-const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const { dataset, fixture, serverEnv } = await prepareDataset({
-  backend: 'postgres',
-  serverUrl,
-  dbName: o.db!,
-  pgliteDir: DEFAULTS.pgliteDir,
-  reseed: false,
-  scale: DEFAULTS.scale,
-  quiet: true,
-});
+const { dataset, fixture, serverEnv } = await reusedDataset(o.db!);
 const orgId = dataset.orgId;
 const portfolioId = dataset.portfolioIds[0];
 const SIZES = { projects: 100, contacts: 10, parcels: 5 };

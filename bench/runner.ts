@@ -251,6 +251,22 @@ export async function prepareDataset(
 }
 
 /**
+ * The bench dataset on DATABASE_URL's server (or the local one), reused as `npm run bench` left it:
+ * for the tools that compare builds on it (nested-cpu, nested-alloc, pg-json-probe).
+ */
+export function reusedDataset(dbName: string): Promise<PreparedDataset> {
+  return prepareDataset({
+    backend: 'postgres',
+    serverUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    dbName,
+    pgliteDir: DEFAULTS.pgliteDir,
+    reseed: false,
+    scale: DEFAULTS.scale,
+    quiet: true,
+  });
+}
+
+/**
  * The gateway's environment under load: production mode, warn logs, SQL counted per request. The
  * per-key rate limiter stays on (its cost is part of every request) but can never trigger.
  */
