@@ -2,6 +2,7 @@ import { DEFAULT_ADMISSION, DEFAULT_LARGE_ADMISSION } from './http/admission.js'
 import { type CompressionConfig, DEFAULT_COMPRESSION } from './http/compression.js';
 import { type CorsOrigins, parseCorsOrigins } from './http/cors.js';
 import { DEFAULT_ADDRESS_LIMIT } from './http/rate-limit.js';
+import { DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/hub.js';
 import { DEFAULT_WEBHOOKS, type WebhookSettings } from './modules/webhooks/dispatcher.js';
 
 /** Runtime configuration, from the environment. Every knob has a safe default. */
@@ -49,6 +50,8 @@ export interface Config {
   compression: CompressionConfig | false;
   /** GRAPHQL_TRUSTED_DOCUMENTS: a persisted-documents manifest; /graphql then runs only its documents. */
   trustedDocumentsPath?: string;
+  /** Live subscriptions: per key, per process, and events queued per socket (SUBSCRIPTIONS_*). */
+  subscriptions: HubLimits;
   /** Webhook delivery (WEBHOOK_*); `deliver` false (WEBHOOK_DELIVERY=0) keeps this process from sending. */
   webhooks: WebhookSettings & { deliver: boolean };
 }
@@ -135,6 +138,14 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     compression: env.COMPRESSION === '0' ? false : compressionLevels(env),
     trustedDocumentsPath: env.GRAPHQL_TRUSTED_DOCUMENTS || undefined,
+    subscriptions: {
+      perKey: Math.max(1, int(env, 'SUBSCRIPTIONS_PER_KEY', DEFAULT_HUB_LIMITS.perKey)),
+      perProcess: Math.max(1, int(env, 'SUBSCRIPTIONS_PER_PROCESS', DEFAULT_HUB_LIMITS.perProcess)),
+      queuePerSocket: Math.max(
+        1,
+        int(env, 'SUBSCRIPTIONS_QUEUE_PER_SOCKET', DEFAULT_HUB_LIMITS.queuePerSocket),
+      ),
+    },
     webhooks: {
       deliver: env.WEBHOOK_DELIVERY !== '0',
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',

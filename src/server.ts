@@ -54,6 +54,7 @@ async function main() {
     requestTimeoutMs: cfg.requestTimeoutMs,
     exposeStatementCount: cfg.exposeStatementCount,
     graphqlPlans: cfg.graphqlPlans,
+    subscriptions: cfg.subscriptions,
     graphqlLimits: limitsFromEnv(),
     admission: cfg.admission,
     largeAdmission: cfg.largeAdmission,

@@ -16,10 +16,15 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://x@h/db',
       CHANGE_LOG_RETENTION_DAYS: '7',
       GRAPHQL_PLANS: '0',
+      SUBSCRIPTIONS_PER_KEY: '5',
+      SUBSCRIPTIONS_PER_PROCESS: '50',
+      SUBSCRIPTIONS_QUEUE_PER_SOCKET: '0',
     });
     expect(cfg).toMatchObject({
       changeLogRetentionDays: 7,
       graphqlPlans: false,
+      // A queue of 0 would close every socket at its first event: the least is 1.
+      subscriptions: { perKey: 5, perProcess: 50, queuePerSocket: 1 },
       port: 4100,
       bodyLimit: 2048,
       statementTimeoutMs: 500,
@@ -38,6 +43,7 @@ describe('loadConfig', () => {
       rateLimit: { perSecond: 50, burst: 200 },
       changeLogRetentionDays: 90,
       graphqlPlans: true,
+      subscriptions: { perKey: 100, perProcess: 10_000, queuePerSocket: 1_000 },
     });
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be a non-negative integer, got "eighty"/);
     expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: '-1' })).toThrow(/RATE_LIMIT_PER_SECOND/);
