@@ -135,9 +135,9 @@ class Planner {
 
   root(set: SelectionSetNode): RootPlan {
     const query = this.schema.getQueryType() ?? unplanned('no query type');
-    const [org] = this.only(query, [set], 'organization');
+    const org = this.only(query, [set], 'organization');
     const orgType = this.objectType(org.def);
-    const [portfolio] = this.only(orgType, [org.node.selectionSet!], 'portfolio');
+    const portfolio = this.only(orgType, [org.node.selectionSet!], 'portfolio');
     const pfType = this.objectType(portfolio.def);
     const fields = this.collect(pfType, [portfolio.node.selectionSet!]);
     if (fields.size !== 1) unplanned('one connection under the portfolio');
@@ -146,12 +146,12 @@ class Planner {
   }
 
   /** The one field a level selects, which must be `name`. */
-  private only(type: GraphQLObjectType, sets: readonly SelectionSetNode[], name: string): [ArgField] {
+  private only(type: GraphQLObjectType, sets: readonly SelectionSetNode[], name: string): ArgField {
     const fields = this.collect(type, sets);
     if (fields.size !== 1) unplanned(`only ${name} under ${type.name}`);
     const [[key, nodes]] = fields;
     if (nodes[0].name.value !== name || nodes.length !== 1) unplanned(`${name} once`);
-    return [{ key, def: type.getFields()[name], node: nodes[0] }];
+    return { key, def: type.getFields()[name], node: nodes[0] };
   }
 
   private objectType(def: GraphQLField<unknown, unknown>): GraphQLObjectType {
