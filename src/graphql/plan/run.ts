@@ -2,11 +2,10 @@ import { type GraphQLLeafType, getArgumentValues } from 'graphql';
 import type { Context } from '../../context.js';
 import { findOrganization, readablePortfolio } from '../../modules/org/service.js';
 import type { UserModel } from '../../modules/org/types.js';
-import { namesUsers, propertyType } from '../../modules/properties/registry.js';
+import { namesUsers } from '../../modules/properties/registry.js';
 import { listPage } from '../../modules/records/pages.js';
 import type { ConnectionModel, RecordModel } from '../../modules/records/types.js';
-import { fitsType } from '../../modules/records/validate.js';
-import { restProperties, schemaOf, userMap } from '../../modules/records/values.js';
+import { readableShape, restProperties, schemaOf, userMap } from '../../modules/records/values.js';
 import type { ArgField, ConnPlan, LeafPick, NodePlan, RootPlan, ValueField } from './plan.js';
 
 type Out = Record<string, unknown>;
@@ -139,8 +138,8 @@ function values(r: RecordModel, byType: Map<string, ValueField[]>, reads: Reads 
   for (const def of reads!.schema.properties) {
     const value = r.properties[def.id];
     if (value === undefined) continue;
-    const shape = propertyType(def.type)?.shape;
-    if (!shape || !fitsType(def, value)) continue;
+    const shape = readableShape(def, value);
+    if (!shape) continue;
     const o: Out = {};
     for (const f of byType.get(shape.graphqlType)!) {
       if (f.kind === 'typename') o[f.key] = f.typename;

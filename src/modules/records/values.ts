@@ -56,6 +56,16 @@ const SHAPE_FIELDS = new Map<ValueShape, ShapeFields>(
 );
 
 /**
+ * The shape a stored value reads as, when its property's type (still) fits it; else undefined and
+ * the value is not shown as a typed value. The resolvers and the planned reads (src/graphql/plan)
+ * both decide by this.
+ */
+export function readableShape(def: PropertyDefModel, value: StoredValue): ValueShape | undefined {
+  const shape = propertyType(def.type)?.shape;
+  return shape && fitsType(def, value) ? shape : undefined;
+}
+
+/**
  * A stored value as a typed value, when its property's type fits it; else null. `users`: the
  * organization's users the caller may see (userMap), needed when the record names users
  * (registry namesUsers: people values).
@@ -66,8 +76,8 @@ export function typedValue(
   value: StoredValue,
   users?: Users,
 ): ValueModel | null {
-  const shape = propertyType(def.type)?.shape;
-  if (!shape || !fitsType(def, value)) return null;
+  const shape = readableShape(def, value);
+  if (!shape) return null;
   return new TypedValue(orgId, def, value, SHAPE_FIELDS.get(shape)!, users);
 }
 
