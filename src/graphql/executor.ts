@@ -54,7 +54,7 @@ export interface RunOptions {
 export class Executor {
   readonly jit: JitCache;
   /** Plans of the hot read shape (plan/plan.ts); absent when turned off (`plans: false`). */
-  readonly plans?: PlanCache;
+  private readonly plans?: PlanCache;
 
   constructor(
     readonly schema: GraphQLSchema,

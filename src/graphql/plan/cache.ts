@@ -8,7 +8,6 @@ import { fragmentsOf, planOperation, type RootPlan } from './plan.js';
  */
 export class PlanCache {
   private readonly byDocument = new WeakMap<DocumentNode, Map<string, RootPlan | null>>();
-  readonly stats = { planned: 0, unplanned: 0 };
 
   constructor(private readonly schema: GraphQLSchema) {}
 
@@ -23,8 +22,6 @@ export class PlanCache {
     if (plan === undefined) {
       plan = planOperation(this.schema, op.operation, fragmentsOf(op.document.definitions));
       plans.set(name, plan);
-      if (plan) this.stats.planned++;
-      else this.stats.unplanned++;
     }
     return plan;
   }
