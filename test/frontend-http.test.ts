@@ -4,7 +4,7 @@ import { loadConfig } from '../src/config.js';
 import { DEFAULT_COMPRESSION } from '../src/http/compression.js';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
 import { describe, expect, test } from './helpers/fixtures.js';
-import { a1, freshPortfolio } from './records-helpers.js';
+import { a1, freshPortfolio, insertRecords } from './records-helpers.js';
 
 /**
  * The HTTP edge as a browser front-end meets it (issue 14): CORS preflights without a key, CORS
@@ -109,6 +109,42 @@ describe('CORS', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('large answers', () => {
+  // Sent as bytes converted once (app.ts asBytes): the length and the bytes must still be the UTF-8 ones.
+  test('a page beyond Latin-1 carries its UTF-8 byte length and decodes to the same JSON, plain, br and gzip', async ({
+    env,
+  }) => {
+    const scope = await freshPortfolio(env);
+    const name = (i: number) => `Cañada del Sol ${i} — 日本 🌞 ${'x'.repeat(200)}`;
+    await insertRecords(
+      env,
+      'project',
+      scope,
+      Array.from({ length: 100 }, (_, i) => ({ name: { text: name(i) } })),
+    );
+    const get = (encoding: string) =>
+      env.app.inject({
+        method: 'GET',
+        url: `/projects/v1?orgId=${scope.orgId}&portfolioId=${scope.portfolioId}&limit=100`,
+        headers: { 'x-api-key': env.demo.users.alice.apiKey, 'accept-encoding': encoding },
+      });
+    const plain = await get('identity');
+    expect(plain.statusCode).toBe(200);
+    expect(plain.rawPayload.length).toBeGreaterThan(16_384);
+    expect(Number(plain.headers['content-length'])).toBe(plain.rawPayload.length);
+    const page = JSON.parse(plain.rawPayload.toString('utf8'));
+    const names = page.items.map((p: { properties: { name: { text: string } } }) => p.properties.name.text);
+    // One insert gives the rows one creation time: the page orders them by id, not by i.
+    expect(names.sort()).toEqual(Array.from({ length: 100 }, (_, i) => name(i)).sort());
+    const br = await get('br');
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString('utf8'))).toEqual(page);
+    const gz = await get('gzip');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(gz.rawPayload).toString('utf8'))).toEqual(page);
   });
 });
 
