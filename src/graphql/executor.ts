@@ -20,7 +20,7 @@ import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { compileOrNull, JitCache, type JitOptions } from './jit.js';
 import { enforceLimits, type GraphQLLimits } from './limits.js';
 import { PlanCache } from './plan/cache.js';
-import { runPlan } from './plan/run.js';
+import { NotPlanned, runPlan } from './plan/run.js';
 
 /** An operation to run: parsed and validated (by Apollo, or by `prepare` for fixed documents). */
 export interface Operation {
@@ -151,6 +151,8 @@ export class Executor {
    * planned, and when the plan meets anything but the plain answer (a missing organization or
    * portfolio, a refused argument, an unexpected value). Reads only, so redoing them is safe. A
    * database that is down or too slow is the exception: it answers 503 now, not after a second wait.
+   * A fault of the plan itself (an error no service raises) is answered by the executor too, but
+   * not silently: the access log's `planError` and a counter show it (observability/http.ts).
    */
   private async planned(
     ctx: Context,
@@ -169,11 +171,21 @@ export class Executor {
       if (ctx.obs) ctx.obs.planned = true;
       return { data };
     } catch (err) {
+      if (err instanceof NotPlanned) return undefined;
       const app = toAppError(err);
       if (app.code === 'TIMEOUT' || app.code === 'UNAVAILABLE') return { errors: [rejection(app)] };
+      // graphql-js's own refusals of an argument are the request's, and the executor reports them.
+      const fault = err instanceof GraphQLError ? err.originalError : err;
+      if (fault && app.code === 'INTERNAL' && ctx.obs) ctx.obs.planError = planError(fault);
       return undefined;
     }
   }
+}
+
+/** A plan's fault for the access log: the error's class and message, bounded. */
+function planError(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /**

@@ -18,6 +18,8 @@ export interface RequestObservation {
   detail?: string;
   /** The operation was answered by its plan (src/graphql/plan), not by the executor. */
   planned?: boolean;
+  /** The plan failed unexpectedly (a fault of the plan, not of the request); the executor answered. */
+  planError?: string;
   span?: Span;
   /** With tracing on: the parent of the request's next span, passed on explicitly (tracing.ts). */
   trace?: RequestTrace;
@@ -118,8 +120,11 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
       ...(bad ? { code: bad } : {}),
       ...(o.detail ? { err: o.detail } : {}),
       ...(o.planned ? { planned: true } : {}),
+      ...(o.planError ? { planError: o.planError } : {}),
     };
+    if (o.planError) metrics.planFailures.inc();
     if (bad) req.log.warn(line, 'request refused or failed');
+    else if (o.planError) req.log.warn(line, 'request answered by the executor after its plan failed');
     else req.log.info(line, 'request');
     if (o.span) {
       o.span.setAttributes({

@@ -82,6 +82,11 @@ export class Metrics {
     labelNames: ['code'] as const,
     registers: [this.registry],
   });
+  readonly planFailures = new Counter({
+    name: 'sdg_graphql_plan_failures_total',
+    help: 'Planned reads whose plan failed with an unexpected error (a fault of the plan); the executor answered them. The access log line says why (planError).',
+    registers: [this.registry],
+  });
   readonly graphqlErrors = new Counter({
     name: 'sdg_graphql_errors_total',
     help: 'Errors in /graphql responses, by code from the closed error table.',

@@ -12,7 +12,7 @@ type Out = Record<string, unknown>;
 type Vars = Record<string, unknown>;
 
 /** What run.ts cannot answer exactly as the executor would: the executor answers instead. */
-class NotPlanned extends Error {}
+export class NotPlanned extends Error {}
 
 /**
  * Answers a planned operation: the same services, page loaders and value shapes as the resolvers,
