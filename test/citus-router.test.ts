@@ -1,11 +1,16 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { CROSS_TENANT } from '../src/db/tenant-guard.js';
+import type { DB } from '../src/db/types.js';
 import { createApiKey } from '../src/modules/auth/repository.js';
 import { addMember, createUser } from '../src/modules/org/repository.js';
+import { DEFAULT_WEBHOOKS, WebhookDispatcher } from '../src/modules/webhooks/dispatcher.js';
+import { insertEndpoint } from '../src/modules/webhooks/repository.js';
 import { onCitus } from './helpers/citus.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 import { client } from './helpers/http.js';
+import { startReceiver } from './helpers/receiver.js';
 
 const COORDINATOR_ONLY =
   /^select (bool_and\(pg_advisory_xact_lock\(|pg_notify\(\$1, o\) from unnest|pg_current_xact_id\(\)|pg_snapshot_xmin\()/;
@@ -95,12 +100,32 @@ describe.runIf(onCitus)('on Citus, a request that names one org runs single-shar
     return { status: r.status, plans: sent.splice(0) };
   }
 
-  test('every REST route and GraphQL operation: one task per statement', async ({ env }) => {
-    // EXPLAIN on the file's own database (the fixture's pool is on it).
-    const { rows } = await sql<{ db: string }>`select current_database() as db`.execute(env.database.db);
+  /** A pool on the file's own database (the fixture's pool is on it), for EXPLAIN. */
+  async function explainPool(db: Kysely<DB>): Promise<pg.Pool> {
+    if (pool) return pool;
+    const { rows } = await sql<{ db: string }>`select current_database() as db`.execute(db);
     const dbUrl = new URL(process.env.DATABASE_URL!);
     dbUrl.pathname = `/${rows[0].db}`;
     pool = new pg.Pool({ connectionString: dbUrl.toString(), max: 1 });
+    return pool;
+  }
+
+  /** Failures of one set of statements: not one task, or not distributed and not coordinator-only. */
+  function unrouted(name: string, explained: Tasks[]): string[] {
+    const failures: string[] = [];
+    for (const e of explained) {
+      // Statements on no table run on the coordinator alone: the per-record advisory locks of a
+      // write (taken there on Citus, see docs/scaling.md), the NOTIFY doorbell. Nothing else may.
+      if (e.tasks.length === 0 && !COORDINATOR_ONLY.test(e.sql))
+        failures.push(`${name}: not a distributed plan: ${e.sql}`);
+      if (e.tasks.some((t) => t !== 1) || e.subplans || e.repartition)
+        failures.push(`${name}: tasks ${e.tasks.join('+')} subplans ${e.subplans}: ${e.sql}`);
+    }
+    return failures;
+  }
+
+  test('every REST route and GraphQL operation: one task per statement', async ({ env }) => {
+    await explainPool(env.database.db);
 
     const { A } = env.demo.orgs;
     const pf = A.portfolios.A1;
@@ -215,14 +240,7 @@ describe.runIf(onCitus)('on Citus, a request that names one org runs single-shar
       if (status >= 400) failures.push(`${name}: HTTP ${status}`);
       const explained = await explainAll(pool!, plans);
       report.push(`${name}: ${explained.map((e) => e.tasks.join('+') || '0').join(', ')}`);
-      for (const e of explained) {
-        // Statements on no table run on the coordinator alone: the per-record advisory locks of a
-        // write (taken there on Citus, see docs/scaling.md), the NOTIFY doorbell. Nothing else may.
-        if (e.tasks.length === 0 && !COORDINATOR_ONLY.test(e.sql))
-          failures.push(`${name}: not a distributed plan: ${e.sql}`);
-        if (e.tasks.some((t) => t !== 1) || e.subplans || e.repartition)
-          failures.push(`${name}: tasks ${e.tasks.join('+')} subplans ${e.subplans}: ${e.sql}`);
-      }
+      failures.push(...unrouted(name, explained));
     }
     console.log(`tasks per statement, per request:\n${report.join('\n')}`);
     expect(failures).toEqual([]);
@@ -258,5 +276,62 @@ describe.runIf(onCitus)('on Citus, a request that names one org runs single-shar
     console.log(
       `node(id) for a user of 2 orgs: ${nodeTasks} tasks; ${nodeMs.toFixed(1)} ms per request against ${scopedMs.toFixed(1)} ms for the org-scoped project(id) (50 each, sequential)`,
     );
+  });
+
+  test('a webhook round: after its one list of orgs across tenants, one task per statement', async ({
+    env,
+  }) => {
+    const explain = await explainPool(env.database.db);
+    const { A } = env.demo.orgs;
+    const q = { orgId: A.id, portfolioId: A.portfolios.A1 };
+    const rx = await startReceiver();
+    const dispatcher = new WebhookDispatcher(
+      env.database.db,
+      { ...DEFAULT_WEBHOOKS, allowPrivateTargets: true, timeoutMs: 5_000 },
+      { info: () => {}, warn: () => {} },
+    );
+    try {
+      await insertEndpoint(env.database.db, {
+        orgId: A.id,
+        url: rx.url,
+        events: ['project.updated'],
+        portfolioIds: null,
+        secret: 'whsec_router_test',
+        createdBy: null,
+      });
+      const project = (await env.as.alice.get('/projects/v1', { ...q, limit: '1' })).body.items[0].id;
+      const put = await env.as.alice.put(
+        `/projects/v1/${project}`,
+        { properties: { name: { text: 'Announced' } } },
+        q,
+      );
+      expect(put.status).toBe(200);
+      // Rounds until the delivery is acknowledged (a round reads only entries older than every
+      // running transaction, so the first may find nothing); every statement of them is checked.
+      sent.length = 0;
+      const end = Date.now() + 60_000;
+      while (rx.acked().length < 1 && Date.now() < end) await dispatcher.drain();
+      expect(rx.acked().length).toBe(1);
+      const statements = sent.splice(0);
+      const explained = await explainAll(explain, statements);
+      // The list of orgs with an enabled endpoint is the one read across tenants (docs/scaling.md).
+      const orgList = explained.filter((e) =>
+        e.sql.includes('select distinct org_id from webhook_endpoints'),
+      );
+      expect(orgList.length).toBeGreaterThan(0);
+      for (const e of orgList) expect(e.sql).toContain(CROSS_TENANT);
+      const rest = explained.filter((e) => !orgList.includes(e));
+      // Fan-out, claim and the delivery's outcome all ran, on one shard each.
+      for (const table of ['webhook_deliveries', 'change_log'])
+        expect(
+          statements.some((st) => st.text.includes(table)),
+          table,
+        ).toBe(true);
+      console.log(`webhook round: ${explained.map((e) => e.tasks.join('+') || '0').join(', ')}`);
+      expect(unrouted('webhook round', rest)).toEqual([]);
+    } finally {
+      await dispatcher.stop();
+      await rx.close();
+    }
   });
 });
