@@ -77,6 +77,8 @@ test('a plan that declines the request (NotPlanned) or meets a refusal stays qui
     const { r, line } = await nested(err);
     expect(r.status).toBe(200);
     expect(line).toMatchObject({ level: 30, msg: 'request' });
+    // The plan did throw (it would otherwise have answered, marked planned), and said nothing.
+    expect(line?.planned).toBeUndefined();
     expect(line?.planError).toBeUndefined();
   }
   expect(await failures()).toBe(start);
