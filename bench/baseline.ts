@@ -4,8 +4,8 @@
  * same texts as src/modules/auth/repository.ts findViewerByKey, records/repository.ts pagesFor,
  * org/repository.ts listPortfolios and listOrgUsers, schema/repository.ts schemasByKeys), keeps the
  * same process cache of per-org data keyed by the org version the key lookup returns (like
- * src/db/org-cache.ts), checks access and cursors the same way, and answers with JSON.stringify of
- * bodies equal to the gateway's (the runner compares them before measuring).
+ * src/db/org-cache.ts), checks access and cursors the same way, and answers with bodies equal to the
+ * gateway's (the runner compares them before measuring), serialized as the gateway serializes them.
  *
  *   GET /projects/v1?orgId&portfolioId&limit&startKey         REST page (scenarios 1, 2, 3)
  *   GET /nested?orgId&portfolioId&projects&contacts&parcels   the nested GraphQL result (scenario 7)
@@ -19,6 +19,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { isoString, parseTimestamptz } from '../src/db/timestamps.js';
+import { jsonBytes } from '../src/http/json-bytes.js';
 
 // The gateway's timestamptz parser (src/db/database.ts), so the floor reads rows no slower than it.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
@@ -517,7 +518,8 @@ async function main() {
     const url = new URL(req.url ?? '/', 'http://x');
     const r = new Request(pool, cursors, cache);
     const send = (status: number, body: unknown) => {
-      const json = JSON.stringify(body);
+      // The gateway's serializer (src/http/json-bytes.ts), so the floor writes no slower than it.
+      const json = jsonBytes(body);
       const headers: Record<string, string | number> = {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(json),

@@ -113,12 +113,17 @@ describe('CORS', () => {
 });
 
 describe('large answers', () => {
-  // Sent as bytes converted once (app.ts asBytes): the length and the bytes must still be the UTF-8 ones.
-  test('a page beyond Latin-1 carries its UTF-8 byte length and decodes to the same JSON, plain, br and gzip', async ({
+  // Serialized in pieces to UTF-8 bytes (src/http/json-bytes.ts) and sent as a Buffer: the type,
+  // the length and the bytes must still be those of the JSON text, on both transports.
+  const name = (i: number) => `Cañada del Sol ${i} — 日本 🌞 ${'x'.repeat(200)}`;
+  const names = Array.from({ length: 100 }, (_, i) => name(i)).sort();
+  // One insert gives the rows one creation time: pages order them by id, not by i.
+  const sorted = (texts: string[]) => [...texts].sort();
+
+  test('a REST page beyond Latin-1 carries its UTF-8 byte length and decodes to the same JSON, plain, br and gzip', async ({
     env,
   }) => {
     const scope = await freshPortfolio(env);
-    const name = (i: number) => `Cañada del Sol ${i} — 日本 🌞 ${'x'.repeat(200)}`;
     await insertRecords(
       env,
       'project',
@@ -133,18 +138,50 @@ describe('large answers', () => {
       });
     const plain = await get('identity');
     expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(plain.rawPayload.length).toBeGreaterThan(16_384);
     expect(Number(plain.headers['content-length'])).toBe(plain.rawPayload.length);
     const page = JSON.parse(plain.rawPayload.toString('utf8'));
-    const names = page.items.map((p: { properties: { name: { text: string } } }) => p.properties.name.text);
-    // One insert gives the rows one creation time: the page orders them by id, not by i.
-    expect(names.sort()).toEqual(Array.from({ length: 100 }, (_, i) => name(i)).sort());
+    expect(
+      sorted(page.items.map((p: { properties: { name: { text: string } } }) => p.properties.name.text)),
+    ).toEqual(names);
     const br = await get('br');
     expect(br.headers['content-encoding']).toBe('br');
     expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString('utf8'))).toEqual(page);
     const gz = await get('gzip');
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(JSON.parse(gunzipSync(gz.rawPayload).toString('utf8'))).toEqual(page);
+  });
+
+  test('a GraphQL answer of the same records: the JSON and newline Apollo writes, as UTF-8 bytes of the right length', async ({
+    env,
+  }) => {
+    const scope = await freshPortfolio(env);
+    await insertRecords(
+      env,
+      'project',
+      scope,
+      Array.from({ length: 100 }, (_, i) => ({ name: { text: name(i) } })),
+    );
+    const query = `query($o: ID!, $p: ID!) { organization(id: $o) { portfolio(id: $p) {
+      projects(first: 100) { nodes { id properties } } } } }`;
+    const r = await env.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'x-api-key': env.demo.users.alice.apiKey, 'content-type': 'application/json' },
+      payload: { query, variables: { o: scope.orgId, p: scope.portfolioId } },
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(r.rawPayload.length).toBeGreaterThan(16_384);
+    expect(Number(r.headers['content-length'])).toBe(r.rawPayload.length);
+    const text = r.rawPayload.toString('utf8');
+    const answer = JSON.parse(text);
+    expect(text).toBe(`${JSON.stringify(answer)}\n`);
+    const nodes = answer.data.organization.portfolio.projects.nodes;
+    expect(
+      sorted(nodes.map((p: { properties: { name: { text: string } } }) => p.properties.name.text)),
+    ).toEqual(names);
   });
 });
 

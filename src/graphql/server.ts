@@ -7,6 +7,7 @@ import fastifyApollo from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.js';
 import { HEAVY_GRAPHQL_COST, LARGE_GRAPHQL_COST } from '../http/admission.js';
+import { jsonBytes } from '../http/json-bytes.js';
 import { errorCodesPlugin, installQueryTextLimits, operationResolvedPlugin } from './apollo-plugins.js';
 import { formatGraphQLError } from './errors.js';
 import type { Executor } from './executor.js';
@@ -64,6 +65,10 @@ export async function registerGraphQL(
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: limits.maxTokens },
     formatError: formatGraphQLError(app.log),
+    // Apollo's own stringify (JSON.stringify and a newline) as bytes for a large answer: Apollo
+    // hands the "string" to the Fastify integration untouched, and Fastify sends a Buffer as it is
+    // (test/frontend-http.test.ts, "large answers").
+    stringifyResult: (result) => jsonBytes(result, '\n') as string,
     includeStacktraceInErrorResponses: false,
     // With trusted documents, a hash names a manifest entry, never a document a client registered:
     // Apollo's automatic persisted queries would let any client add documents, so they are off.

@@ -3,6 +3,7 @@ import { AppError, errorBody } from '../errors.js';
 import { appErrorOf } from '../graphql/errors.js';
 import type { Executor } from '../graphql/executor.js';
 import { HEAVY_PAGE } from '../http/admission.js';
+import { JSON_UTF8, jsonBytes } from '../http/json-bytes.js';
 import { operationId } from './names.js';
 import { ParamChecker } from './params.js';
 import {
@@ -75,7 +76,7 @@ export function registerRest(app: FastifyInstance, executor: Executor): void {
         if (out === undefined) return reply.status(200).send();
         // A record's version, for If-Match on a later PUT. Only a header: the body is the spec's.
         if (route.returns === 'record') reply.header('ETag', etagOf((out as RecordOut).updated_at));
-        return reply.status(200).send(out);
+        return reply.status(200).type(JSON_UTF8).send(jsonBytes(out));
       },
     });
   }
