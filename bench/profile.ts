@@ -71,7 +71,8 @@ const STAGE_RULES: [string, (fn: string, url: string, line: number) => boolean][
   ['V8 and runtime, unattributed', (fn) => fn === '(program)'],
   [
     'serialization (JSON.stringify of the result)',
-    (fn, url) => fn === 'prettyJSONStringify' && /@apollo/.test(url),
+    // Apollo's own, and the gateway's in pieces (src/http/json-bytes.ts), which replaced it.
+    (fn, url) => (fn === 'prettyJSONStringify' && /@apollo/.test(url)) || /\/http\/json-bytes\.js$/.test(url),
   ],
   [
     'pg driver (protocol, row and type parsing)',

@@ -209,11 +209,11 @@ function createServer(opts: AppOptions, metrics: Metrics): FastifyInstance {
 }
 
 /**
- * A large answer as UTF-8 bytes, converted once. Fastify would measure a string for Content-Length
- * and Node would convert it again to write it; for the large strings JSON.stringify builds (ropes,
- * two-byte as soon as one value has a character beyond Latin-1) each pass costs about a millisecond
- * per 300 KB answer, about 5% of the nested query's CPU (docs/benchmarks.md). Small answers stay
- * strings: for them both passes are cheap.
+ * A large answer as UTF-8 bytes, converted once. GraphQL answers and REST pages arrive as bytes
+ * already (http/json-bytes.ts); this covers any other large string. Fastify would measure a string
+ * for Content-Length and Node would convert it again to write it; for the large strings
+ * JSON.stringify builds each pass costs about a millisecond per 300 KB (docs/benchmarks.md).
+ * Small answers stay strings: for them both passes are cheap.
  */
 function asBytes(payload: unknown): unknown {
   return typeof payload === 'string' && payload.length > LARGE_ANSWER_CHARS ? Buffer.from(payload) : payload;

@@ -15,6 +15,9 @@ test('a sample goes to the stage of its innermost frame that names one; builtins
       f('prettyJSONStringify', nm('@apollo/server', 'dist/esm/runHttpQuery.js'), 201),
     ]),
   ).toBe('serialization (JSON.stringify of the result)');
+  expect(stageOf([f('stringify'), f('walk', 'file:///app/dist/src/http/json-bytes.js', 55)])).toBe(
+    'serialization (JSON.stringify of the result)',
+  );
   expect(
     stageOf([
       f('Hmac', 'node:internal/crypto/hash', 160),
