@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AssetFolder } from '../graphiql/assets.js';
 import { registerPage } from '../graphiql/routes.js';
+import { JSON_UTF8 } from '../http/json-bytes.js';
 import { buildOpenApiDocument } from './document.js';
 
 /** Paths served without an API key: the contract and its reference page are public. */
@@ -30,7 +31,7 @@ export function registerOpenApi(app: FastifyInstance): void {
   const assets = new AssetFolder('docs');
 
   app.get('/openapi.json', async (_req, reply) =>
-    reply.header('cache-control', 'no-cache').type('application/json; charset=utf-8').send(document),
+    reply.header('cache-control', 'no-cache').type(JSON_UTF8).send(document),
   );
   registerPage(app, { path: 'docs', html: PAGE, assets, title: 'The /docs page', assetsOf: '/docs' });
 }
