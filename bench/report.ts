@@ -37,7 +37,9 @@ export function toMarkdown(r: BenchResults): string {
 
   const withBaseline = r.scenarios.filter((s) => s.runs.some((x) => x.ratio !== undefined));
   if (withBaseline.length) {
-    L.push('### Headline: gateway throughput ÷ raw baseline (node:http + pg, same SQL, the gateway’s JSON serializer)');
+    L.push(
+      '### Headline: gateway throughput ÷ raw baseline (node:http + pg, same SQL, the gateway’s JSON serializer)',
+    );
     L.push('');
     L.push(
       "Each cell: req/s ratio (higher is better), then in brackets how many times the baseline's server CPU time per request the gateway spends (lower is better; steadier than req/s on a busy machine).",
