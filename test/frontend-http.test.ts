@@ -3,7 +3,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { DEFAULT_COMPRESSION } from '../src/http/compression.js';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
-import { describe, expect, test } from './helpers/fixtures.js';
+import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
 import { a1, freshPortfolio, insertRecords } from './records-helpers.js';
 
 /**
@@ -117,12 +117,8 @@ describe('large answers', () => {
   // the length and the bytes must still be those of the JSON text, on both transports.
   const name = (i: number) => `Cañada del Sol ${i} — 日本 🌞 ${'x'.repeat(200)}`;
   const names = Array.from({ length: 100 }, (_, i) => name(i)).sort();
-  // One insert gives the rows one creation time: pages order them by id, not by i.
-  const sorted = (texts: string[]) => [...texts].sort();
-
-  test('a REST page beyond Latin-1 carries its UTF-8 byte length and decodes to the same JSON, plain, br and gzip', async ({
-    env,
-  }) => {
+  /** A fresh portfolio of 100 projects with those names: any page of them is many pieces long. */
+  async function hundredProjects(env: TestEnv) {
     const scope = await freshPortfolio(env);
     await insertRecords(
       env,
@@ -130,6 +126,16 @@ describe('large answers', () => {
       scope,
       Array.from({ length: 100 }, (_, i) => ({ name: { text: name(i) } })),
     );
+    return scope;
+  }
+  // One insert gives the rows one creation time: pages order them by id, not by i.
+  const sortedNames = (records: { properties: { name: { text: string } } }[]) =>
+    records.map((p) => p.properties.name.text).sort();
+
+  test('a REST page beyond Latin-1 carries its UTF-8 byte length and decodes to the same JSON, plain, br and gzip', async ({
+    env,
+  }) => {
+    const scope = await hundredProjects(env);
     const get = (encoding: string) =>
       env.app.inject({
         method: 'GET',
@@ -142,9 +148,7 @@ describe('large answers', () => {
     expect(plain.rawPayload.length).toBeGreaterThan(16_384);
     expect(Number(plain.headers['content-length'])).toBe(plain.rawPayload.length);
     const page = JSON.parse(plain.rawPayload.toString('utf8'));
-    expect(
-      sorted(page.items.map((p: { properties: { name: { text: string } } }) => p.properties.name.text)),
-    ).toEqual(names);
+    expect(sortedNames(page.items)).toEqual(names);
     const br = await get('br');
     expect(br.headers['content-encoding']).toBe('br');
     expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString('utf8'))).toEqual(page);
@@ -156,13 +160,7 @@ describe('large answers', () => {
   test('a GraphQL answer of the same records: the JSON and newline Apollo writes, as UTF-8 bytes of the right length', async ({
     env,
   }) => {
-    const scope = await freshPortfolio(env);
-    await insertRecords(
-      env,
-      'project',
-      scope,
-      Array.from({ length: 100 }, (_, i) => ({ name: { text: name(i) } })),
-    );
+    const scope = await hundredProjects(env);
     const query = `query($o: ID!, $p: ID!) { organization(id: $o) { portfolio(id: $p) {
       projects(first: 100) { nodes { id properties } } } } }`;
     const r = await env.app.inject({
@@ -178,10 +176,7 @@ describe('large answers', () => {
     const text = r.rawPayload.toString('utf8');
     const answer = JSON.parse(text);
     expect(text).toBe(`${JSON.stringify(answer)}\n`);
-    const nodes = answer.data.organization.portfolio.projects.nodes;
-    expect(
-      sorted(nodes.map((p: { properties: { name: { text: string } } }) => p.properties.name.text)),
-    ).toEqual(names);
+    expect(sortedNames(answer.data.organization.portfolio.projects.nodes)).toEqual(names);
   });
 });
 
