@@ -3,14 +3,15 @@
  * UTF-8 bytes piece by piece (issue 18).
  *
  * One `JSON.stringify` of a large answer, then one `Buffer.from` of the result, is slow in V8 for
- * large strings: the 327 KB nested answer took 2.9 ms that way on Node 20 and 1.2 ms in pieces;
- * a 2 MB page of 5,000 items took 17.5 ms against 7–11 ms (Node 22: 13.2 against 4 ms). The string
- * of a large answer is built as a rope in large-object space and flattened again to be written.
- * Pieces stay small, ordinary strings.
+ * large strings: timed alone, the 327 KB nested answer took 2.9 ms that way on Node 20 and 1.2 ms in
+ * pieces; a synthetic 2 MB page of 5,000 items took 17.5 ms against 7–11 ms (Node 22: 13.2 against
+ * 4 ms). Joining small strings into one large one and converting that was as slow, so the cost is
+ * the large string itself; pieces stay small, ordinary strings (bench/results/2026-11-23-issue18).
  *
  * The walk descends plain objects and the first array it meets; each element of that array (a
  * record, an edge) is one `JSON.stringify`, so the bulk is still native. An answer that fits in one
- * piece stays a string, as before.
+ * piece stays a string, as before. A bare `undefined`, which JSON.stringify cannot write at all, is
+ * written `null`.
  */
 export function jsonBytes(value: unknown, suffix = ''): string | Buffer {
   const out = new Pieces();
