@@ -2,7 +2,7 @@
  * CPU per nested request (scenario 7) of one or more gateway builds, for iterating on the nested
  * query while other work shares the machine (req/s is noise then; CPU time per request is not):
  *
- *   node dist/bench/nested-cpu.js [--db sdg_bench] [--requests 40] [--rounds 3] [--prof dir] <server.js> [other.js …]
+ *   node dist/bench/nested-cpu.js [--db sdg_bench] [--scenario 7] [--requests 40] [--rounds 3] [--prof dir] <server.js> [other.js …]
  *
  * Each build runs as its own process on the (reused) bench dataset; their answers are first checked
  * equal to the first build's, then every round sends each build the same sequential requests and
@@ -22,6 +22,8 @@ const { values: o, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     db: { type: 'string', default: DEFAULTS.dbName },
+    /** Another read scenario's request instead (1: the first REST page, 2: a deep page). */
+    scenario: { type: 'string', default: '7' },
     requests: { type: 'string', default: '40' },
     rounds: { type: 'string', default: '3' },
     /** Write each build's V8 CPU profile to this folder (summarize with dist/bench/profile.js, skipping start-up). */
@@ -58,7 +60,8 @@ try {
     await p.ready();
   }
   const ctx = await scenarioContext(procs[0].url, prepared);
-  const spec = SCENARIOS.find((s) => s.id === '7')!.gateway(ctx)(0);
+  const spec = SCENARIOS.find((s) => s.id === o.scenario)?.gateway(ctx)(0);
+  if (!spec) throw new Error(`no scenario ${o.scenario}`);
   const first = await probe(procs[0].url, ctx.apiKey, spec);
   for (const [i, p] of procs.entries()) {
     const r = await probe(p.url, ctx.apiKey, spec);
