@@ -167,28 +167,37 @@ const READ_TIMEOUT = 'Query read timeout';
  */
 function pgClient(readTimeoutMs?: number) {
   return class Client extends pg.Client {
-    // pg's query() has a dozen overloads: a callback or a submittable query goes to pg as it is.
+    // pg's query() has a dozen overloads; a submittable query (a cursor) goes to pg as it is.
     override query(...args: any[]): any {
       const [config, values, callback] = args;
-      if (
-        typeof callback === 'function' ||
-        typeof values === 'function' ||
-        typeof config?.submit === 'function'
-      )
+      if (typeof config?.submit === 'function')
         return (super.query as (...a: unknown[]) => unknown).apply(this, args);
+      const done: QueryCallback | undefined = typeof values === 'function' ? values : callback;
+      const params = typeof values === 'function' ? undefined : values;
+      if (done) return super.query(config, params, this.watched(done));
       return new Promise((resolve, reject) => {
-        const timer = readTimeoutMs === undefined ? undefined : setTimeout(dropSocket, readTimeoutMs, this);
-        super.query(config, values, (err: Error | null, res: unknown) => {
-          clearTimeout(timer);
-          if (!err) return resolve(res);
-          // A per-query `query_timeout` (the readiness ping's) is pg's: it fails the query only.
-          if (err.message === READ_TIMEOUT) dropSocket(this);
-          reject(err);
-        });
+        super.query(
+          config,
+          params,
+          this.watched((err, res) => (err ? reject(err) : resolve(res))),
+        );
       });
+    }
+
+    /** `done`, called once the query is answered, unless the read timeout drops the socket first. */
+    private watched(done: QueryCallback): QueryCallback {
+      const timer = readTimeoutMs === undefined ? undefined : setTimeout(dropSocket, readTimeoutMs, this);
+      return (err, res) => {
+        clearTimeout(timer);
+        // A per-query `query_timeout` (the readiness ping's) is pg's: it fails the query only.
+        if (err?.message === READ_TIMEOUT) dropSocket(this);
+        done(err, res);
+      };
     }
   };
 }
+
+type QueryCallback = (err: Error | null, res: unknown) => void;
 
 function dropSocket(client: pg.Client): void {
   const { stream } = (client as unknown as { connection: { stream: { destroy(err?: Error): void } } })
