@@ -48,18 +48,29 @@ export async function citusNodes(
   return { coordinator: { host: admin.hostname, port: Number(admin.port || 5432) }, workers: rows };
 }
 
+/**
+ * The advisory lock, in the coordinator's admin database, that createCitusDatabase holds. Two
+ * `citus_add_node` calls at once (two test files creating their databases) both re-create the
+ * connecting role on a worker, a shared catalog, and one fails with "tuple concurrently updated".
+ */
+export const CREATE_DATABASE_LOCK = 7_310_001;
+
 /** Creates `name` on every node of the cluster with the extension and the workers registered. */
 export async function createCitusDatabase(adminUrl: string, name: string): Promise<void> {
   const { coordinator, workers } = await citusNodes(adminUrl);
   const adminDb = new URL(adminUrl).pathname.slice(1) || 'postgres';
-  for (const n of [coordinator, ...workers])
-    await withClient(nodeUrl(adminUrl, n.host, n.port, adminDb), (c) => c.query(`create database ${name}`));
-  for (const w of workers)
-    await withClient(nodeUrl(adminUrl, w.host, w.port, name), (c) => c.query('create extension citus'));
-  await withClient(nodeUrl(adminUrl, coordinator.host, coordinator.port, name), async (c) => {
-    await c.query('create extension citus');
-    await c.query('select citus_set_coordinator_host($1, $2)', [coordinator.host, coordinator.port]);
-    for (const w of workers) await c.query('select citus_add_node($1, $2)', [w.host, w.port]);
+  // One creation at a time on the cluster; the lock goes with the session if this process dies.
+  await withClient(adminUrl, async (lock) => {
+    await lock.query('select pg_advisory_lock($1)', [CREATE_DATABASE_LOCK]);
+    for (const n of [coordinator, ...workers])
+      await withClient(nodeUrl(adminUrl, n.host, n.port, adminDb), (c) => c.query(`create database ${name}`));
+    for (const w of workers)
+      await withClient(nodeUrl(adminUrl, w.host, w.port, name), (c) => c.query('create extension citus'));
+    await withClient(nodeUrl(adminUrl, coordinator.host, coordinator.port, name), async (c) => {
+      await c.query('create extension citus');
+      await c.query('select citus_set_coordinator_host($1, $2)', [coordinator.host, coordinator.port]);
+      for (const w of workers) await c.query('select citus_add_node($1, $2)', [w.host, w.port]);
+    });
   });
 }
 

@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CREATE_DATABASE_LOCK } from '../bench/citus.js';
 import { type Database, forRequest } from '../src/db/database.js';
 import { CROSS_TENANT, TENANT_TABLES, tenantViolation } from '../src/db/tenant-guard.js';
-import { onCitus } from './helpers/citus.js';
+import { createCitusDatabase, onCitus } from './helpers/citus.js';
 import { openTestDatabase } from './helpers/database.js';
 
 /**
@@ -142,5 +145,33 @@ describe.runIf(onCitus)('on Citus, the migrations distributed every table', () =
     for (const t of [...REFERENCE_TABLES, ROOT, ...ON_CITUS_REFERENCE])
       expect(by.get(t)?.method, t).toBe('n');
     expect(rows.length).toBe(sharded.length + REFERENCE_TABLES.length + 1 + ON_CITUS_REFERENCE.length);
+  });
+});
+
+describe.runIf(onCitus)('test databases on the cluster', () => {
+  test('are created one at a time: a creation waits for the lock another one holds', async () => {
+    // Two test files creating their databases at once failed one of them ("tuple concurrently
+    // updated", as both citus_add_node calls re-created the role on a worker).
+    const adminUrl = process.env.DATABASE_URL!;
+    const holder = new pg.Client({ connectionString: adminUrl });
+    await holder.connect();
+    const name = `sdg_lock_${process.pid}_${randomBytes(4).toString('hex')}`;
+    let drop: (() => Promise<void>) | undefined;
+    try {
+      await holder.query('select pg_advisory_lock($1)', [CREATE_DATABASE_LOCK]);
+      let done = false;
+      const creating = createCitusDatabase(adminUrl, name).then((d) => {
+        done = true;
+        drop = d;
+      });
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(done).toBe(false);
+      await holder.query('select pg_advisory_unlock($1)', [CREATE_DATABASE_LOCK]);
+      await creating;
+      expect(done).toBe(true);
+    } finally {
+      await holder.end();
+      await drop?.();
+    }
   });
 });
