@@ -2,17 +2,21 @@
  * CPU per nested request (scenario 7) of one or more gateway builds, for iterating on the nested
  * query while other work shares the machine (req/s is noise then; CPU time per request is not):
  *
- *   node dist/bench/nested-cpu.js [--db sdg_bench] [--scenario 7] [--requests 40] [--rounds 3] [--prof dir] <server.js> [other.js …]
+ *   node dist/bench/nested-cpu.js [--db sdg_bench] [--scenario 7] [--requests 40] [--rounds 3] [--prof dir] [--gc] <server.js> [other.js …]
  *
  * Each build runs as its own process on the (reused) bench dataset; their answers are first checked
  * equal to the first build's, then every round sends each build the same sequential requests and
  * reports its process's CPU ms per request and that of its own Postgres backends (by application_name).
+ * With --gc, each build also runs under V8's --trace-gc-nvp, and every round says what its garbage
+ * collector did per request (bench/gc-trace.ts): the part of the CPU that allocation drives.
  */
 
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import pg from 'pg';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { type GcTotals, gcTotals, perRequest } from './gc-trace.js';
 import { cpuSeconds, freePort, ServerProcess } from './proc.js';
 import { DEFAULTS, gatewayEnv, probe, reusedDataset, scenarioContext } from './runner.js';
 import type { RequestSpec } from './scenarios.js';
@@ -28,8 +32,12 @@ const { values: o, positionals } = parseArgs({
     rounds: { type: 'string', default: '3' },
     /** Write each build's V8 CPU profile to this folder (summarize with dist/bench/profile.js, skipping start-up). */
     prof: { type: 'string' },
+    /** Also report each round's garbage collections per request, from V8's --trace-gc-nvp. */
+    gc: { type: 'boolean', default: false },
   },
 });
+/** Each build's log: its output, and with --gc V8's collection trace. */
+const logOf = (i: number) => `/tmp/nested-cpu-${i}.log`;
 const servers = positionals.length ? positionals : [join(PACKAGE_ROOT, 'dist/src/server.js')];
 const prepared = await reusedDataset(o.db!);
 /** One request as autocannon sends it: without Accept-Encoding (fetch would ask for gzip). */
@@ -48,13 +56,14 @@ try {
     const args = o.prof
       ? ['--cpu-prof', '--cpu-prof-dir', o.prof, '--cpu-prof-name', `nested-${i}.cpuprofile`]
       : [];
+    if (o.gc) args.push('--trace-gc-nvp');
     const p = new ServerProcess(
       `gw${i}`,
       process.execPath,
       [...args, file],
       { ...gatewayEnv(prepared.serverEnv), PGAPPNAME: `nested-cpu-${i}` },
       await freePort(),
-      `/tmp/nested-cpu-${i}.log`,
+      logOf(i),
     );
     procs.push(p);
     await p.ready();
@@ -80,16 +89,25 @@ try {
   };
   const n = Number(o.requests);
   const cpu: number[][] = procs.map(() => []);
+  const promoted: number[][] = procs.map(() => []);
   for (let round = 0; round < Number(o.rounds); round++) {
     for (const [i, p] of procs.entries()) {
       for (let w = 0; w < (round === 0 ? 20 : 5); w++) await send(p.url, ctx.apiKey, spec);
       await p.waitIdle();
       const pg0 = await backends(i);
+      const traceAt = o.gc ? statSync(logOf(i)).size : 0;
       p.startWindow();
       const t = performance.now();
       for (let k = 0; k < n; k++) await send(p.url, ctx.apiKey, spec);
       const ms = performance.now() - t;
       const { cpuSec, peakRssMb } = p.endWindow();
+      let gc: GcTotals | undefined;
+      if (o.gc) {
+        // The trace reaches the log through a pipe: give the last lines a moment.
+        await new Promise((r) => setTimeout(r, 200));
+        gc = gcTotals(readFileSync(logOf(i), 'utf8').slice(traceAt));
+        promoted[i].push(gc.promotedBytes / 1024 / n);
+      }
       let pgSec = 0;
       for (const [pid, sec] of await backends(i)) pgSec += Math.max(0, sec - (pg0.get(pid) ?? 0));
       const pgMs = (pgSec * 1000) / n;
@@ -97,12 +115,15 @@ try {
       console.log(
         `round ${round + 1} ${servers[i]}: node ${((cpuSec * 1000) / n).toFixed(1)} ms + postgres ${pgMs.toFixed(1)} ms per request, ${(ms / n).toFixed(1)} ms wall, peak RSS ${peakRssMb.toFixed(0)} MB`,
       );
+      if (gc) console.log(`  garbage collection per request: ${perRequest(gc, n)}`);
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   await monitor.end();
   for (const [i, xs] of cpu.entries())
-    console.log(`median node CPU ${servers[i]}: ${median(xs).toFixed(1)} ms`);
+    console.log(
+      `median node CPU ${servers[i]}: ${median(xs).toFixed(1)} ms${o.gc ? `, promoted ${median(promoted[i]).toFixed(0)} KB per request` : ''}`,
+    );
 } finally {
   for (const p of procs) await p.stop();
 }
