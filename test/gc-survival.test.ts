@@ -4,21 +4,23 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { backend, createScratchDatabase, seededSnapshot } from './helpers/database.js';
 
 /**
- * Finished requests leave nothing for V8's young-generation collector to keep. Two things did: the
- * async admission hook's `ctx.admit` closure (src/http/admission.ts), and pg's promise form with its
- * query_timeout (src/db/database.ts). Each kept every request's rows, records and answer alive
+ * Finished requests leave nothing for V8's young-generation collector to keep. Three things did: the
+ * async admission hook's `ctx.admit` closure (src/http/admission.ts), pg's promise form with its
+ * query_timeout (src/db/database.ts), and, for /graphql, Apollo's gateway hook
+ * (src/graphql/apollo-executor.ts). Each kept every request's rows, records and answer alive
  * through the young collections that followed, so V8 copied them and then promoted them to the old
  * generation: on the bench's REST page about 30% of the gateway's Node CPU, half its gap to the floor.
  *
  * The measuring runs in its own process, started with --expose-gc (test/helpers/gc-survival-child.ts):
- * ten REST pages over a real socket (or ten reads of 1000 rows), then one young collection. Before
+ * ten REST pages over a real socket (or ten GraphQL pages, or ten reads of 1000 rows), then one
+ * young collection. Before
  * the fixes, 1.4–1.5 MB of the ten pages stayed on either database, and 560 KB (PGlite) or 4.3 MB
  * (Postgres) of the ten reads; with either fix alone, the pages still left 1.2–1.4 MB.
  */
 const snapshot = seededSnapshot();
 
 test.skipIf(!snapshot)(
-  'ten finished REST pages, or ten finished reads, do not build up in the young generation',
+  'ten finished REST pages, GraphQL pages or reads do not build up in the young generation',
   { timeout: 120_000 },
   async () => {
     const { seeded, demo } = snapshot!;
@@ -39,7 +41,9 @@ test.skipIf(!snapshot)(
       expect(child.status, child.stderr).toBe(0);
       const kept = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
         pageBytes: number;
+        graphqlBytes: number;
         page: { once: number; tenTimes: number };
+        graphql: { once: number; tenTimes: number };
         rows: { once: number; tenTimes: number };
       };
       // A 100-item page builds several times its JSON in objects (rows, records, the answer). Before
@@ -47,6 +51,12 @@ test.skipIf(!snapshot)(
       // page's objects stays, the last one's (150–200 KB).
       expect(kept.pageBytes).toBeGreaterThan(20_000);
       expect(kept.page.tenTimes, JSON.stringify(kept)).toBeLessThan(10 * kept.pageBytes);
+      // The same page through /graphql. Apollo's gateway hook, which ran the Executor until issue 18,
+      // built accessors over each request's whole context, and V8 keeps accessors in the old
+      // generation: ten requests left 2 MB (each one's context and answer, 45 times the JSON) until
+      // the next full collection. Through executorPlugin, about 100 KB.
+      expect(kept.graphqlBytes).toBeGreaterThan(20_000);
+      expect(kept.graphql.tenTimes, JSON.stringify(kept)).toBeLessThan(10 * kept.graphqlBytes);
       // One read of the 1000 rows makes about 330 KB of objects; before, ten left 4.3 MB (Postgres)
       // or 560 KB (PGlite), now 2–4 KB.
       expect(kept.rows.tenTimes, JSON.stringify(kept)).toBeLessThan(100_000);

@@ -1,10 +1,11 @@
-import { Kind, parse } from 'graphql';
+import { type DocumentNode, Kind, type OperationDefinitionNode, parse } from 'graphql';
 import { FIRST_PAGE_QUERY, NESTED_QUERY } from '../bench/scenarios.js';
+import type { Context } from '../src/context.js';
 import { Executor } from '../src/graphql/executor.js';
 import { JitCache, type JitOptions, recursiveInputTypes } from '../src/graphql/jit.js';
 import { DEFAULT_LIMITS } from '../src/graphql/limits.js';
 import { buildSchema } from '../src/graphql/schema.js';
-import { executorGateway } from '../src/graphql/server.js';
+import { HEAVY_GRAPHQL_COST, LARGE_GRAPHQL_COST } from '../src/http/admission.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 
 /**
@@ -14,7 +15,19 @@ import { describe, expect, test } from './helpers/fixtures.js';
 /** The executor /graphql runs through (its JIT cache's stats as `gw.stats`), without Apollo around it. */
 async function gateway(jit?: JitOptions) {
   const run = new Executor(buildSchema(), DEFAULT_LIMITS, jit);
-  const { executor } = await executorGateway(run).load({ apollo: {} } as never);
+  const executor = (rc: {
+    document: DocumentNode;
+    operation: OperationDefinitionNode;
+    operationName: string | null;
+    request: { variables: Record<string, unknown> };
+    context: unknown;
+  }) =>
+    run.execute(
+      rc.context as Context,
+      { document: rc.document, operation: rc.operation, operationName: rc.operationName },
+      rc.request.variables,
+      { heavyCost: HEAVY_GRAPHQL_COST, largeCost: LARGE_GRAPHQL_COST },
+    );
   return { gw: run.jit, executor };
 }
 

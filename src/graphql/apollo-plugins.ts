@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { type DocumentNode, GraphQLError, Kind } from 'graphql';
 import type { Context } from '../context.js';
 import { AppError, toAppError } from '../errors.js';
+import type { RequestObservation } from '../observability/http.js';
 import { appErrorOf, rejection } from './errors.js';
 import { checkQueryText } from './input-limits.js';
 import type { GraphQLLimits } from './limits.js';
@@ -43,23 +44,26 @@ export const errorCodesPlugin: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
       async didEncounterErrors({ errors, contextValue }) {
-        const obs = contextValue?.obs;
-        if (!obs) return;
-        obs.graphqlErrors ??= new Map();
-        for (const e of errors) {
-          const original = e.originalError;
-          const code =
-            original instanceof AppError
-              ? original.code
-              : e instanceof GraphQLError
-                ? appErrorOf(e).code
-                : toAppError(e).code;
-          obs.graphqlErrors.set(code, (obs.graphqlErrors.get(code) ?? 0) + 1);
-        }
+        if (contextValue?.obs) countErrorCodes(contextValue.obs, errors);
       },
     };
   },
 };
+
+/** Adds the errors' codes to the request's observation (Apollo's own errors, and the Executor's). */
+export function countErrorCodes(obs: RequestObservation, errors: readonly unknown[]): void {
+  obs.graphqlErrors ??= new Map();
+  for (const e of errors) {
+    const original = e instanceof GraphQLError ? e.originalError : undefined;
+    const code =
+      original instanceof AppError
+        ? original.code
+        : e instanceof GraphQLError
+          ? appErrorOf(e).code
+          : toAppError(e).code;
+    obs.graphqlErrors.set(code, (obs.graphqlErrors.get(code) ?? 0) + 1);
+  }
+}
 
 /** The query text is bounded (bytes, bracket nesting) before anything parses it. */
 export function installQueryTextLimits(app: FastifyInstance, limits: GraphQLLimits): void {

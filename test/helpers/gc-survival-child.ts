@@ -5,10 +5,11 @@
  *   node --expose-gc --import tsx test/helpers/gc-survival-child.ts '<json: DATABASE_URL or PGlite dump, key, org, portfolio>'
  */
 import { readFileSync } from 'node:fs';
-import { Agent, get } from 'node:http';
+import { Agent, type RequestOptions, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { sql } from 'kysely';
+import { FIRST_PAGE_QUERY } from '../../bench/scenarios.js';
 import { buildApp } from '../../src/app.js';
 import { createDatabase } from '../../src/db/database.js';
 
@@ -30,11 +31,10 @@ await app.listen({ host: '127.0.0.1', port: 0 });
 const { port } = app.server.address() as AddressInfo;
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** One REST page over a real socket; resolves with its length once the whole body has arrived. */
-const page = () =>
+/** One request over a real socket; resolves with the body's length once all of it has arrived. */
+const send = (options: RequestOptions, body?: string) =>
   new Promise<number>((resolve, reject) => {
-    const path = `/projects/v1?orgId=${args.orgId}&portfolioId=${args.portfolioId}&limit=100`;
-    get({ port, path, agent, headers: { 'x-api-key': args.apiKey } }, (res) => {
+    const req = request({ port, agent, ...options }, (res) => {
       let n = 0;
       res.on('data', (c: Buffer) => {
         n += c.length;
@@ -42,8 +42,32 @@ const page = () =>
       res.on('end', () =>
         res.statusCode === 200 ? resolve(n) : reject(new Error(`status ${res.statusCode}`)),
       );
-    }).on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
   });
+
+/** A REST page of 100 projects. */
+const page = () =>
+  send({
+    path: `/projects/v1?orgId=${args.orgId}&portfolioId=${args.portfolioId}&limit=100`,
+    headers: { 'x-api-key': args.apiKey },
+  });
+
+/** The same 100 projects through /graphql, with their typed values (Apollo, then the Executor). */
+const graphqlBody = JSON.stringify({
+  query: FIRST_PAGE_QUERY,
+  variables: { orgId: args.orgId, portfolioId: args.portfolioId, first: 100 },
+});
+const graphql = () =>
+  send(
+    {
+      method: 'POST',
+      path: '/graphql',
+      headers: { 'x-api-key': args.apiKey, 'content-type': 'application/json' },
+    },
+    graphqlBody,
+  );
 
 /** 1000 rows of about 130 bytes each, read through the app's database handle (pg on Postgres). */
 const rows = async () =>
@@ -75,9 +99,12 @@ async function survivors(work: () => Promise<number>, times: number): Promise<nu
 }
 
 const pageBytes = await page();
+const graphqlBytes = await graphql();
 const out = {
   pageBytes,
+  graphqlBytes,
   page: { once: await survivors(page, 1), tenTimes: await survivors(page, 10) },
+  graphql: { once: await survivors(graphql, 1), tenTimes: await survivors(graphql, 10) },
   rows: { once: await survivors(rows, 1), tenTimes: await survivors(rows, 10) },
 };
 agent.destroy();

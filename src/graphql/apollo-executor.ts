@@ -1,0 +1,86 @@
+import { type ApolloServerPlugin, type GraphQLResponse, HeaderMap } from '@apollo/server';
+import { type ExecutionResult, GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { Context } from '../context.js';
+import { HEAVY_GRAPHQL_COST, LARGE_GRAPHQL_COST } from '../http/admission.js';
+import { countErrorCodes } from './apollo-plugins.js';
+import type { Executor } from './executor.js';
+
+type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+
+/**
+ * Apollo parses and validates a /graphql request (with its document cache); this plugin's
+ * `responseForOperation` then answers it with the Executor, the same as for REST, so Apollo never
+ * executes anything itself.
+ *
+ * Not Apollo's gateway hook, which did the same until issue 18 measured it: for every request that
+ * hook builds a `response.http` object with a getter and setter that close over the whole request
+ * context. V8 keeps such accessors in the old generation, so each request's context, with our
+ * Context, its pages and its answer, stayed reachable to the young-generation collector until the
+ * next full collection: the nested query's requests promoted 1.1 MB each, and the floor's none
+ * (`node dist/bench/nested-cpu.js --gc`, bench/results/2026-11-23-issue18/README.md).
+ *
+ * Apollo formats the errors of the responses it executes itself, not of one a plugin gives, so
+ * `answer` does here what it did for the gateway's results: counts their codes, formats them with
+ * our formatError, takes each one's `extensions.http` (status, Retry-After) into the response, and
+ * answers 400 when a request's variables were refused before it ran (no data, no other status).
+ */
+export function executorPlugin(executor: Executor, formatError: FormatError): ApolloServerPlugin<Context> {
+  return {
+    async requestDidStart() {
+      return {
+        async responseForOperation(rc) {
+          let result: ExecutionResult;
+          try {
+            result = await executor.execute(
+              rc.contextValue,
+              { document: rc.document, operation: rc.operation, operationName: rc.operationName },
+              rc.request.variables ?? {},
+              { heavyCost: HEAVY_GRAPHQL_COST, largeCost: LARGE_GRAPHQL_COST },
+            );
+          } catch (err) {
+            // As Apollo answered an executor that threw (a client gone while it waited for a slot).
+            return answer(rc.contextValue, { errors: [err as GraphQLError] }, formatError, false);
+          }
+          return answer(rc.contextValue, result, formatError, true);
+        },
+      };
+    },
+  };
+}
+
+/** The response for a result; `noDataIs400`: no data and no status from an error answers 400. */
+function answer(
+  ctx: Context,
+  result: ExecutionResult,
+  formatError: FormatError,
+  noDataIs400: boolean,
+): GraphQLResponse {
+  const http = { status: undefined as number | undefined, headers: new HeaderMap() };
+  if (!result.errors?.length) return { http, body: { kind: 'single', singleResult: result } };
+  if (ctx.obs) countErrorCodes(ctx.obs, result.errors);
+  const errors = result.errors.map((e) => formatError(enriched(e, http), e));
+  if (noDataIs400 && result.data === undefined && http.status === undefined) http.status = 400;
+  return { http, body: { kind: 'single', singleResult: { ...result, errors } } };
+}
+
+/**
+ * An error as Apollo hands it to formatError: its JSON form, a code (INTERNAL_SERVER_ERROR when it
+ * has none), and without `extensions.http`, which goes into the response's head instead.
+ */
+function enriched(
+  error: unknown,
+  head: { status: number | undefined; headers: HeaderMap },
+): GraphQLFormattedError {
+  const e =
+    error instanceof GraphQLError
+      ? error
+      : error instanceof Error
+        ? new GraphQLError(error.message, { originalError: error })
+        : new GraphQLError(String(error));
+  const { http, ...extensions } = e.extensions as Record<string, unknown> & {
+    http?: { status?: number; headers?: Map<string, string> };
+  };
+  if (http?.status) head.status = http.status;
+  for (const [name, value] of http?.headers ?? []) head.headers.set(name, value);
+  return { ...e.toJSON(), extensions: { ...extensions, code: extensions.code ?? 'INTERNAL_SERVER_ERROR' } };
+}
