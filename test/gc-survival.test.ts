@@ -52,9 +52,9 @@ test.skipIf(!snapshot)(
       expect(kept.pageBytes).toBeGreaterThan(20_000);
       expect(kept.page.tenTimes, JSON.stringify(kept)).toBeLessThan(10 * kept.pageBytes);
       // The same page through /graphql. Apollo's gateway hook, which ran the Executor until issue 18,
-      // built accessors over each request's whole context, and V8 keeps accessors in the old
-      // generation: ten requests left 2 MB (each one's context and answer, 45 times the JSON) until
-      // the next full collection. Through executorPlugin, about 100 KB.
+      // built accessors over each request's whole context, which kept it alive to young collections:
+      // ten requests left 2 MB (each one's context and answer, 45 times the JSON) until the next full
+      // collection. Through executorPlugin, about 100 KB.
       expect(kept.graphqlBytes).toBeGreaterThan(20_000);
       expect(kept.graphql.tenTimes, JSON.stringify(kept)).toBeLessThan(10 * kept.graphqlBytes);
       // One read of the 1000 rows makes about 330 KB of objects; before, ten left 4.3 MB (Postgres)

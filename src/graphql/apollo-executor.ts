@@ -14,10 +14,11 @@ type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQL
  *
  * Not Apollo's gateway hook, which did the same until issue 18 measured it: for every request that
  * hook builds a `response.http` object with a getter and setter that close over the whole request
- * context. V8 keeps such accessors in the old generation, so each request's context, with our
- * Context, its pages and its answer, stayed reachable to the young-generation collector until the
- * next full collection: the nested query's requests promoted 1.1 MB each, and the floor's none
- * (`node dist/bench/nested-cpu.js --gc`, bench/results/2026-11-23-issue18/README.md).
+ * context, and through them each request's context, with our Context, its pages and its answer,
+ * stayed reachable to the young-generation collector until the next full collection. The nested
+ * query's requests promoted 1.1 MB each to the old generation, and the floor's none (`node
+ * dist/bench/nested-cpu.js --gc`); a copy of Apollo without those accessors promoted nothing
+ * (bench/results/2026-11-23-issue18/README.md).
  *
  * Apollo formats the errors of the responses it executes itself, not of one a plugin gives, so
  * `answer` does here what it did for the gateway's results: counts their codes, formats them with
