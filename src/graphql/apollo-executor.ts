@@ -23,7 +23,8 @@ type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQL
  * Apollo formats the errors of the responses it executes itself, not of one a plugin gives, so
  * `answer` does here what it did for the gateway's results: counts their codes, formats them with
  * our formatError, takes each one's `extensions.http` (status, Retry-After) into the response, and
- * answers 400 when a request's variables were refused before it ran (no data, no other status).
+ * answers 400 when a request's variables were refused before it ran (no data, no other status), or
+ * 500 when the executor threw.
  */
 export function executorPlugin(executor: Executor, formatError: FormatError): ApolloServerPlugin<Context> {
   return {
@@ -40,27 +41,31 @@ export function executorPlugin(executor: Executor, formatError: FormatError): Ap
             );
           } catch (err) {
             // As Apollo answered an executor that threw (a client gone while it waited for a slot).
-            return answer(rc.contextValue, { errors: [err as GraphQLError] }, formatError, false);
+            return answer(rc.contextValue, { errors: [err as GraphQLError] }, formatError, true);
           }
-          return answer(rc.contextValue, result, formatError, true);
+          return answer(rc.contextValue, result, formatError, false);
         },
       };
     },
   };
 }
 
-/** The response for a result; `noDataIs400`: no data and no status from an error answers 400. */
+/**
+ * The response for a result. Without a status from its errors: 500 when the executor threw, 400 when
+ * it refused the request before running it (errors and no data), as Apollo answers both.
+ */
 function answer(
   ctx: Context,
   result: ExecutionResult,
   formatError: FormatError,
-  noDataIs400: boolean,
+  thrown: boolean,
 ): GraphQLResponse {
   const http = { status: undefined as number | undefined, headers: new HeaderMap() };
   if (!result.errors?.length) return { http, body: { kind: 'single', singleResult: result } };
   if (ctx.obs) countErrorCodes(ctx.obs, result.errors);
   const errors = result.errors.map((e) => formatError(enriched(e, http), e));
-  if (noDataIs400 && result.data === undefined && http.status === undefined) http.status = 400;
+  if (http.status === undefined && thrown) http.status = 500;
+  else if (http.status === undefined && result.data === undefined) http.status = 400;
   return { http, body: { kind: 'single', singleResult: { ...result, errors } } };
 }
 
