@@ -269,11 +269,23 @@ describe(`webhooks (${backend})`, () => {
           async (rx) => {
             const { endpoint } = await endpointFor(rx.url);
             await write();
-            await drainUntil(new WebhookDispatcher(database.db, FAST, quiet), () => rx.got.length >= 1);
+            // A retry a minute away: with FAST's zero delay, a failed attempt that was recorded
+            // before the round's next claim ran was due again at once, and one drain made 3 attempts.
+            const d = new WebhookDispatcher(
+              database.db,
+              { ...FAST, retryBaseMs: 60_000, retryMaxMs: 60_000 },
+              quiet,
+            );
+            await drainUntil(d, () => rx.got.length >= 1);
+            await d.drain();
             expect(rx.got).toHaveLength(1);
             expect(inner.got).toHaveLength(0);
             const log = (await alice.gql(DELIVERIES, { id: endpoint.id })).body.data.webhookEndpoint;
-            expect(log.deliveries.nodes[0]).toMatchObject({ status: 'PENDING', lastStatus: 302 });
+            expect(log.deliveries.nodes[0]).toMatchObject({
+              status: 'PENDING',
+              attempts: 1,
+              lastStatus: 302,
+            });
             expect(log.deliveries.nodes[0].lastError).toMatch(/redirect refused/);
           },
         );
