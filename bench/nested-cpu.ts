@@ -4,6 +4,8 @@
  *
  *   node dist/bench/nested-cpu.js [--db sdg_bench] [--scenario 7] [--requests 40] [--rounds 3] [--prof dir] [--gc] <server.js> [other.js …]
  *
+ * `dist/bench/baseline.js` among the builds runs the raw floor, sent its own form of the request.
+ *
  * Each build runs as its own process on the (reused) bench dataset; their answers are first checked
  * equal to the first build's, then every round sends each build the same sequential requests and
  * reports its process's CPU ms per request and that of its own Postgres backends (by application_name).
@@ -68,12 +70,19 @@ try {
     procs.push(p);
     await p.ready();
   }
-  const ctx = await scenarioContext(procs[0].url, prepared);
-  const spec = SCENARIOS.find((s) => s.id === o.scenario)?.gateway(ctx)(0);
-  if (!spec) throw new Error(`no scenario ${o.scenario}`);
-  const first = await probe(procs[0].url, ctx.apiKey, spec);
+  const isFloor = (file: string) => file.endsWith('baseline.js');
+  const gateway = procs[servers.findIndex((f) => !isFloor(f))];
+  if (!gateway) throw new Error('name a gateway build too: it finds the ids the requests read');
+  const ctx = await scenarioContext(gateway.url, prepared);
+  const scenario = SCENARIOS.find((s) => s.id === o.scenario);
+  if (!scenario) throw new Error(`no scenario ${o.scenario}`);
+  // The raw floor (bench/baseline.js) serves the same answer at its own path.
+  const specs = servers.map((file) =>
+    (isFloor(file) && scenario.baseline ? scenario.baseline : scenario.gateway)(ctx)(0),
+  );
+  const first = await probe(procs[0].url, ctx.apiKey, specs[0]);
   for (const [i, p] of procs.entries()) {
-    const r = await probe(p.url, ctx.apiKey, spec);
+    const r = await probe(p.url, ctx.apiKey, specs[i]);
     if (r.status !== 200 || !isDeepStrictEqual(r.body, first.body))
       throw new Error(`${servers[i]} answers differently from ${servers[0]} (status ${r.status})`);
     console.log(`${servers[i]}: equal answer, ${r.bodyBytes} bytes, ${r.sql} statements`);
@@ -92,13 +101,13 @@ try {
   const promoted: number[][] = procs.map(() => []);
   for (let round = 0; round < Number(o.rounds); round++) {
     for (const [i, p] of procs.entries()) {
-      for (let w = 0; w < (round === 0 ? 20 : 5); w++) await send(p.url, ctx.apiKey, spec);
+      for (let w = 0; w < (round === 0 ? 20 : 5); w++) await send(p.url, ctx.apiKey, specs[i]);
       await p.waitIdle();
       const pg0 = await backends(i);
       const traceAt = o.gc ? statSync(logOf(i)).size : 0;
       p.startWindow();
       const t = performance.now();
-      for (let k = 0; k < n; k++) await send(p.url, ctx.apiKey, spec);
+      for (let k = 0; k < n; k++) await send(p.url, ctx.apiKey, specs[i]);
       const ms = performance.now() - t;
       const { cpuSec, peakRssMb } = p.endWindow();
       let gc: GcTotals | undefined;

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { NESTED_QUERY, VALUES_FRAGMENT } from '../bench/scenarios.js';
 import { buildApp } from '../src/app.js';
+import { bulkLink } from '../src/modules/links/repository.js';
+import { createPortfolio } from '../src/modules/org/repository.js';
 import { bulkInsertRecords } from '../src/modules/records/repository.js';
 import { defineProperty } from '../src/modules/schema/service.js';
 import { seededDatabase } from './helpers/database.js';
@@ -170,6 +172,56 @@ describe('the plan answers exactly as the executor', () => {
       const r = await same(q, vars);
       expect(r.answeredByPlan).toBe(false);
     }
+  });
+
+  test('a contact under two projects: each page of its parcels in order, backward ones too', async () => {
+    // The page loader answers equal requests with one array of rows; a page that reverses it
+    // (last:) must not reverse it for the other parent as well.
+    const db = seeded.database.db;
+    const { orgId } = scope;
+    const portfolioId = (await createPortfolio(db, orgId, 'Shared contact')).id;
+    const projects = await bulkInsertRecords(db, 'project', orgId, portfolioId, [
+      { properties: { name: { text: 'East' } } },
+      { properties: { name: { text: 'West' } } },
+    ]);
+    const [contact] = await bulkInsertRecords(db, 'contact', orgId, portfolioId, [
+      { properties: { first_name: { text: 'Shared' } } },
+    ]);
+    const parcels = await bulkInsertRecords(db, 'parcel', orgId, portfolioId, [
+      { properties: { name: { text: 'P1' } } },
+      { properties: { name: { text: 'P2' } } },
+      { properties: { name: { text: 'P3' } } },
+    ]);
+    await bulkLink(db, 'project_contacts', orgId, portfolioId, [
+      [projects[0], contact],
+      [projects[1], contact],
+    ]);
+    await bulkLink(
+      db,
+      'parcel_contacts',
+      orgId,
+      portfolioId,
+      parcels.map((p): [string, string] => [p, contact]),
+    );
+    const read = async (page: string) => {
+      const q = `${QUERY} projects(first: 2) { nodes { id contacts(first: 1) { nodes { id
+        parcels(${page}) { nodes { id } } } } } } } } }`;
+      const r = await same(q, { orgId, portfolioId });
+      expect(r.answeredByPlan, page).toBe(true);
+      return r.body.data.organization.portfolio.projects.nodes.map(
+        (p: { contacts: { nodes: { parcels: { nodes: { id: string }[] } }[] } }) =>
+          p.contacts.nodes[0].parcels.nodes.map((n) => n.id),
+      ) as string[][];
+    };
+    // The list's own order (link time, then id), as the first project's forward page reads it.
+    const [order] = await read('first: 3');
+    expect([...order].sort()).toEqual([...parcels].sort());
+    for (const [page, want] of [
+      ['last: 3', order],
+      ['last: 2', order.slice(1)],
+      ['first: 2', order.slice(0, 2)],
+    ] as const)
+      expect(await read(page), page).toEqual([want, want]);
   });
 
   test('shapes outside the plan go to the executor, and answer the same', async () => {

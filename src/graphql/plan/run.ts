@@ -1,18 +1,18 @@
-import { type GraphQLLeafType, getArgumentValues } from 'graphql';
+import { getArgumentValues } from 'graphql';
 import type { Context } from '../../context.js';
 import { findOrganization, readablePortfolio } from '../../modules/org/service.js';
 import type { UserModel } from '../../modules/org/types.js';
 import { namesUsers } from '../../modules/properties/registry.js';
-import { listPage } from '../../modules/records/pages.js';
+import { listPages } from '../../modules/records/pages.js';
 import type { ConnectionModel, RecordModel } from '../../modules/records/types.js';
-import { readableShape, restProperties, schemaOf, userMap } from '../../modules/records/values.js';
-import type { ArgField, ConnPlan, LeafPick, NodePlan, RootPlan, ValueField } from './plan.js';
+import { restProperties, schemaOf, userMap } from '../../modules/records/values.js';
+import type { ArgField, ConnPlan, NodePlan, RootPlan } from './plan.js';
+import { leaf, NotPlanned, valueWriters, writeValues } from './values.js';
+
+export { NotPlanned };
 
 type Out = Record<string, unknown>;
 type Vars = Record<string, unknown>;
-
-/** What run.ts cannot answer exactly as the executor would: the executor answers instead. */
-export class NotPlanned extends Error {}
 
 /**
  * Answers a planned operation: the same services, page loaders and value shapes as the resolvers,
@@ -32,15 +32,22 @@ export async function runPlan(ctx: Context, plan: RootPlan, vars: Vars): Promise
 /** A field's arguments, coerced from the request's variables as graphql-js does. */
 const args = (f: ArgField, vars: Vars) => getArgumentValues(f.def, f.node, vars);
 
-/** One connection per parent, fetched together (the page loader batches them into one statement). */
+/** One connection per parent (at least one), fetched together: one statement per level. */
 async function connections(
   ctx: Context,
   plan: ConnPlan,
   parents: readonly { orgId: string; id: string }[],
   vars: Vars,
 ): Promise<Out[]> {
-  const a = args(plan, vars);
-  const pages = await Promise.all(parents.map((p) => listPage(ctx, plan.list, p.orgId, p.id, a)));
+  const orgId = parents[0].orgId;
+  if (parents.some((p) => p.orgId !== orgId)) throw new NotPlanned('parents of two organizations');
+  const pages = await listPages(
+    ctx,
+    plan.list,
+    orgId,
+    parents.map((p) => p.id),
+    args(plan, vars),
+  );
   const outs = pages.map((): Out => ({}));
   for (const f of plan.fields) {
     if (f.kind === 'typename') for (const o of outs) o[f.key] = f.typename;
@@ -101,6 +108,9 @@ async function records(ctx: Context, plan: NodePlan, rs: RecordModel[], vars: Va
   const fetched = await Promise.all(nested.map((f) => connections(ctx, f.conn, rs, vars)));
   const byKey = new Map(nested.map((f, i) => [f.key, fetched[i]]));
   const reads = await prepared(ctx, plan, rs);
+  const writers = new Map(
+    plan.fields.flatMap((f) => (f.kind === 'values' ? [[f.key, valueWriters(reads!.schema, f.byType)]] : [])),
+  );
   rs.forEach((r, i) => {
     const out = outs[i];
     for (const f of plan.fields) {
@@ -108,7 +118,7 @@ async function records(ctx: Context, plan: NodePlan, rs: RecordModel[], vars: Va
       else if (f.kind === 'id') out[f.key] = r.id;
       else if (f.kind === 'createdAt' || f.kind === 'updatedAt') out[f.key] = leaf(f.type, r[f.kind]);
       else if (f.kind === 'properties') out[f.key] = settled(restProperties(ctx, r));
-      else if (f.kind === 'values') out[f.key] = values(r, f.byType, reads);
+      else if (f.kind === 'values') out[f.key] = writeValues(r, writers.get(f.key)!, reads!.users);
       else out[f.key] = byKey.get(f.key)![i];
     }
   });
@@ -132,57 +142,8 @@ async function prepared(ctx: Context, plan: NodePlan, rs: RecordModel[]): Promis
   return { schema, users };
 }
 
-/** A record's typed values in schema order, as values.ts builds them, with the selected fields only. */
-function values(r: RecordModel, byType: Map<string, ValueField[]>, reads: Reads | undefined): Out[] {
-  const out: Out[] = [];
-  for (const def of reads!.schema.properties) {
-    const value = r.properties[def.id];
-    if (value === undefined) continue;
-    const shape = readableShape(def, value);
-    if (!shape) continue;
-    const o: Out = {};
-    for (const f of byType.get(shape.graphqlType)!) {
-      if (f.kind === 'typename') o[f.key] = f.typename;
-      else if (f.kind === 'propertyId') o[f.key] = def.id;
-      else {
-        const plain = shape.graphqlFields[f.name];
-        const read = plain
-          ? plain({ value, def })
-          : userField(shape.graphqlUserFields?.[f.name], value, reads!.users);
-        o[f.key] = f.kind === 'leaf' ? leaf(f.type, read) : picks(f.fields, read);
-      }
-    }
-    out.push(o);
-  }
-  return out;
-}
-
-function userField(
-  read: ((v: { value: object }, users: ReadonlyMap<string, UserModel>) => unknown) | undefined,
-  value: object,
-  users: ReadonlyMap<string, UserModel> | undefined,
-) {
-  if (!read || !users) throw new NotPlanned('a value field without its reader or users');
-  return read({ value }, users);
-}
-
-function picks(fields: LeafPick[], list: unknown): Out[] {
-  if (!Array.isArray(list)) throw new NotPlanned('not a list');
-  return list.map((item: Record<string, unknown>) => {
-    const o: Out = {};
-    for (const f of fields) o[f.key] = f.kind === 'typename' ? f.typename : leaf(f.type, item[f.name]);
-    return o;
-  });
-}
-
 /** What `prepared` loaded makes this synchronous; were it not, the executor answers instead. */
 function settled<T>(v: T | Promise<T>): T {
   if (v instanceof Promise) throw new NotPlanned('properties before the schema and users');
   return v;
-}
-
-/** A non-null leaf as the executor writes it; a missing one is the executor's to report. */
-function leaf(type: GraphQLLeafType, v: unknown): unknown {
-  if (v === null || v === undefined) throw new NotPlanned('a null leaf');
-  return type.serialize(v);
 }
