@@ -14,7 +14,11 @@
  * property schemas and user list come from the cache, loaded once per org version.
  *
  * Environment: PORT, HOST, DATABASE_URL (Postgres) or SDG_DATA_DIR (PGlite), SDG_EXPOSE_SQL_COUNT=1.
+ *
+ * It runs with the gateway's V8 settings (src/v8-flags.ts), so that neither gets a runtime the
+ * other does not.
  */
+import '../src/v8-flags.js';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';

@@ -1,3 +1,5 @@
+// First: V8 settings apply before any request code is compiled or any of its objects allocated.
+import './v8-flags.js';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
