@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8';
  * whatever the old generation points at: every request's objects were copied and promoted, and
  * only a full collection freed them. Whether a process fell into this depended on its warm-up, so
  * the same build promoted 2 KB per nested request in one process and 700–1,100 KB in the next,
- * with 20–30% more Node CPU (bench/results/2026-11-23-issue18/README.md, last section). Without
+ * with 16–34% more Node CPU (bench/results/2026-11-23-issue18/README.md, "afternoon" section). Without
  * pretenuring, every process stays at about 2 KB. test/unit/v8-flags.test.ts checks the setting
  * takes effect.
  */
