@@ -2,7 +2,7 @@
  * CPU per nested request (scenario 7) of one or more gateway builds, for iterating on the nested
  * query while other work shares the machine (req/s is noise then; CPU time per request is not):
  *
- *   node dist/bench/nested-cpu.js [--db sdg_bench] [--scenario 7] [--requests 40] [--rounds 3] [--prof dir] [--gc] <server.js> [other.js …]
+ *   node dist/bench/nested-cpu.js [--db sdg_bench] [--scenario 7] [--requests 40] [--rounds 3] [--connections 1] [--limit n] [--prof dir] [--gc] <server.js> [other.js …]
  *
  * `dist/bench/baseline.js` among the builds runs the raw floor, sent its own form of the request.
  *
@@ -30,7 +30,18 @@ const { values: o, positionals } = parseArgs({
     db: { type: 'string', default: DEFAULTS.dbName },
     /** Another read scenario's request instead (1: the first REST page, 2: a deep page). */
     scenario: { type: 'string', default: '7' },
+    /**
+     * With a REST page scenario (1, 2, 3): ask for this many items instead. Two runs, at 1 and at
+     * 100, split a page's cost into what every request pays and what each item adds.
+     */
+    limit: { type: 'string' },
     requests: { type: 'string', default: '40' },
+    /**
+     * Requests in flight at once (each connection sends its share one after another): what a
+     * build does with concurrent requests (overlapping lifetimes, a larger heap) is not what it
+     * does with one at a time.
+     */
+    connections: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '3' },
     /** Write each build's V8 CPU profile to this folder (summarize with dist/bench/profile.js, skipping start-up). */
     prof: { type: 'string' },
@@ -38,6 +49,12 @@ const { values: o, positionals } = parseArgs({
     gc: { type: 'boolean', default: false },
   },
 });
+/**
+ * A build is its entry file, optionally followed by node flags after `@`, so that V8 settings can
+ * be compared on one build: `dist/src/server.js@--max-semi-space-size=32`.
+ */
+const entry = (build: string) => build.split('@')[0];
+const nodeFlags = (build: string) => build.split('@').slice(1);
 /** Each build's log: its output, and with --gc V8's collection trace. */
 const logOf = (i: number) => `/tmp/nested-cpu-${i}.log`;
 const servers = positionals.length ? positionals : [join(PACKAGE_ROOT, 'dist/src/server.js')];
@@ -52,6 +69,14 @@ async function send(url: string, apiKey: string, spec: RequestSpec) {
   await r.arrayBuffer();
   if (r.status !== 200) throw new Error(`status ${r.status}`);
 }
+/** The request with `--limit` in place of the scenario's own page size. */
+function withLimit(spec: RequestSpec): RequestSpec {
+  if (o.limit === undefined) return spec;
+  const url = new URL(spec.path, 'http://x');
+  if (!url.searchParams.has('limit')) throw new Error(`--limit: scenario ${o.scenario} is not a REST page`);
+  url.searchParams.set('limit', o.limit);
+  return { ...spec, path: url.pathname + url.search };
+}
 const procs: ServerProcess[] = [];
 try {
   for (const [i, file] of servers.entries()) {
@@ -62,7 +87,7 @@ try {
     const p = new ServerProcess(
       `gw${i}`,
       process.execPath,
-      [...args, file],
+      [...args, ...nodeFlags(file), entry(file)],
       { ...gatewayEnv(prepared.serverEnv), PGAPPNAME: `nested-cpu-${i}` },
       await freePort(),
       logOf(i),
@@ -70,7 +95,7 @@ try {
     procs.push(p);
     await p.ready();
   }
-  const isFloor = (file: string) => file.endsWith('baseline.js');
+  const isFloor = (file: string) => entry(file).endsWith('baseline.js');
   const gateway = procs[servers.findIndex((f) => !isFloor(f))];
   if (!gateway) throw new Error('name a gateway build too: it finds the ids the requests read');
   const ctx = await scenarioContext(gateway.url, prepared);
@@ -78,7 +103,7 @@ try {
   if (!scenario) throw new Error(`no scenario ${o.scenario}`);
   // The raw floor (bench/baseline.js) serves the same answer at its own path.
   const specs = servers.map((file) =>
-    (isFloor(file) && scenario.baseline ? scenario.baseline : scenario.gateway)(ctx)(0),
+    withLimit((isFloor(file) && scenario.baseline ? scenario.baseline : scenario.gateway)(ctx)(0)),
   );
   const first = await probe(procs[0].url, ctx.apiKey, specs[0]);
   for (const [i, p] of procs.entries()) {
@@ -97,6 +122,18 @@ try {
     return new Map(rows.map((r) => [r.pid, cpuSeconds(r.pid) ?? 0]));
   };
   const n = Number(o.requests);
+  const conns = Math.max(1, Number(o.connections));
+  /** n requests, `conns` at a time. */
+  const load = async (url: string, spec: RequestSpec) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < n) {
+        next++;
+        await send(url, ctx.apiKey, spec);
+      }
+    };
+    await Promise.all(Array.from({ length: conns }, worker));
+  };
   const cpu: number[][] = procs.map(() => []);
   const promoted: number[][] = procs.map(() => []);
   for (let round = 0; round < Number(o.rounds); round++) {
@@ -107,7 +144,7 @@ try {
       const traceAt = o.gc ? statSync(logOf(i)).size : 0;
       p.startWindow();
       const t = performance.now();
-      for (let k = 0; k < n; k++) await send(p.url, ctx.apiKey, specs[i]);
+      await load(p.url, specs[i]);
       const ms = performance.now() - t;
       const { cpuSec, peakRssMb } = p.endWindow();
       let gc: GcTotals | undefined;
