@@ -151,29 +151,6 @@ export type UserErrorCode =
   /** No property with this id in the organization's schema of this record kind. */
   | 'UNKNOWN_PROPERTY';
 
-export type ListProjectParcelsQueryVariables = Exact<{
-  orgId: string | number;
-  portfolioId: string | number;
-  id: string | number;
-  first?: number | null | undefined;
-  after?: string | null | undefined;
-}>;
-
-
-export type ListProjectParcelsQuery = { organization: { portfolio: { project: { parcels: { edges: Array<{ node: R_Parcel_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
-
-type R_Contact_Fragment = { id: string, properties: unknown, createdAt: string, updatedAt: string };
-
-type R_Parcel_Fragment = { id: string, properties: unknown, createdAt: string, updatedAt: string };
-
-type R_Project_Fragment = { id: string, properties: unknown, createdAt: string, updatedAt: string };
-
-export type RFragment =
-  | R_Contact_Fragment
-  | R_Parcel_Fragment
-  | R_Project_Fragment
-;
-
 export type LinkProjectContactMutationVariables = Exact<{
   input: ProjectContactInput;
 }>;
@@ -188,19 +165,24 @@ export type UnlinkParcelContactMutationVariables = Exact<{
 
 export type UnlinkParcelContactMutation = { unlinkParcelContact: { linked: boolean } };
 
-export type UpdateContactMutationVariables = Exact<{
+export type UpdateProjectMutationVariables = Exact<{
   input: UpdateRecordInput;
 }>;
 
 
-export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
+export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
 
-export type CreateProjectMutationVariables = Exact<{
-  input: CreateRecordInput;
-}>;
+type R_Contact_Fragment = { id: string, properties: unknown, created_at: string, updated_at: string };
 
+type R_Parcel_Fragment = { id: string, properties: unknown, created_at: string, updated_at: string };
 
-export type CreateProjectMutation = { createProject: { project: R_Project_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
+type R_Project_Fragment = { id: string, properties: unknown, created_at: string, updated_at: string };
+
+export type RFragment =
+  | R_Contact_Fragment
+  | R_Parcel_Fragment
+  | R_Project_Fragment
+;
 
 export type ListPortfoliosQueryVariables = Exact<{
   orgId: string | number;
@@ -209,12 +191,93 @@ export type ListPortfoliosQueryVariables = Exact<{
 
 export type ListPortfoliosQuery = { organization: { id: string, portfolios: Array<{ id: string, name: string, createdAt: string }> } | null };
 
+export type ListContactProjectsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListContactProjectsQuery = { organization: { portfolio: { contact: { projects: { nodes: Array<R_Project_Fragment>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type CreateProjectMutationVariables = Exact<{
+  input: CreateRecordInput;
+}>;
+
+
+export type CreateProjectMutation = { createProject: { project: R_Project_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
+
 export type GetProjectSchemaQueryVariables = Exact<{
   orgId: string | number;
 }>;
 
 
 export type GetProjectSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, required: boolean, options: Array<{ id: string, name: string, color: string }> }> } } | null };
+
+export type UpdateParcelMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
+
+export type UpdateContactMutationVariables = Exact<{
+  input: UpdateRecordInput;
+}>;
+
+
+export type UpdateContactMutation = { updateContact: { contact: R_Contact_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
+
+export type ListProjectsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListProjectsQuery = { organization: { portfolio: { projects: { nodes: Array<R_Project_Fragment>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
+
+export type ListContactsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListContactsQuery = { organization: { portfolio: { contacts: { nodes: Array<R_Contact_Fragment>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
+
+export type ListProjectParcelsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListProjectParcelsQuery = { organization: { portfolio: { project: { parcels: { nodes: Array<R_Parcel_Fragment>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type ListContactParcelsQueryVariables = Exact<{
+  orgId: string | number;
+  portfolioId: string | number;
+  id: string | number;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
+
+
+export type ListContactParcelsQuery = { organization: { portfolio: { contact: { parcels: { nodes: Array<R_Parcel_Fragment>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+
+export type GetParcelSchemaQueryVariables = Exact<{
+  orgId: string | number;
+}>;
+
+
+export type GetParcelSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, required: boolean, options: Array<{ id: string, name: string, color: string }> }> } } | null };
 
 export type ListParcelContactsQueryVariables = Exact<{
   orgId: string | number;
@@ -225,62 +288,12 @@ export type ListParcelContactsQueryVariables = Exact<{
 }>;
 
 
-export type ListParcelContactsQuery = { organization: { portfolio: { parcel: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
-
-export type ListParcelProjectsQueryVariables = Exact<{
-  orgId: string | number;
-  portfolioId: string | number;
-  id: string | number;
-  first?: number | null | undefined;
-  after?: string | null | undefined;
-}>;
-
-
-export type ListParcelProjectsQuery = { organization: { portfolio: { parcel: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
-
-export type UpdateProjectMutationVariables = Exact<{
-  input: UpdateRecordInput;
-}>;
-
-
-export type UpdateProjectMutation = { updateProject: { project: R_Project_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
-
-export type CreateContactMutationVariables = Exact<{
-  input: CreateRecordInput;
-}>;
-
-
-export type CreateContactMutation = { createContact: { contact: R_Contact_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
-
-export type ListProjectContactsQueryVariables = Exact<{
-  orgId: string | number;
-  portfolioId: string | number;
-  id: string | number;
-  first?: number | null | undefined;
-  after?: string | null | undefined;
-}>;
-
-
-export type ListProjectContactsQuery = { organization: { portfolio: { project: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
-
-export type GetParcelSchemaQueryVariables = Exact<{
-  orgId: string | number;
-}>;
-
-
-export type GetParcelSchemaQuery = { organization: { propertySchema: { properties: Array<{ id: string, name: string, type: PropertyType, required: boolean, options: Array<{ id: string, name: string, color: string }> }> } } | null };
+export type ListParcelContactsQuery = { organization: { portfolio: { parcel: { contacts: { nodes: Array<R_Contact_Fragment>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
 export type ListOrganizationsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type ListOrganizationsQuery = { organizations: Array<{ id: string, name: string }> };
-
-export type UpdateParcelMutationVariables = Exact<{
-  input: UpdateRecordInput;
-}>;
-
-
-export type UpdateParcelMutation = { updateParcel: { parcel: R_Parcel_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
 
 export type LinkParcelContactMutationVariables = Exact<{
   input: ParcelContactInput;
@@ -296,7 +309,7 @@ export type UnlinkProjectContactMutationVariables = Exact<{
 
 export type UnlinkProjectContactMutation = { unlinkProjectContact: { linked: boolean } };
 
-export type ListContactProjectsQueryVariables = Exact<{
+export type ListProjectContactsQueryVariables = Exact<{
   orgId: string | number;
   portfolioId: string | number;
   id: string | number;
@@ -305,7 +318,7 @@ export type ListContactProjectsQueryVariables = Exact<{
 }>;
 
 
-export type ListContactProjectsQuery = { organization: { portfolio: { contact: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+export type ListProjectContactsQuery = { organization: { portfolio: { project: { contacts: { nodes: Array<R_Contact_Fragment>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
 export type GetContactSchemaQueryVariables = Exact<{
   orgId: string | number;
@@ -321,27 +334,14 @@ export type ListUsersQueryVariables = Exact<{
 
 export type ListUsersQuery = { organization: { users: Array<{ id: string, email: string, name: string, role: Role | null }> } | null };
 
-export type ListContactsQueryVariables = Exact<{
-  orgId: string | number;
-  portfolioId: string | number;
-  first?: number | null | undefined;
-  after?: string | null | undefined;
+export type CreateContactMutationVariables = Exact<{
+  input: CreateRecordInput;
 }>;
 
 
-export type ListContactsQuery = { organization: { portfolio: { contacts: { edges: Array<{ node: R_Contact_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
+export type CreateContactMutation = { createContact: { contact: R_Contact_Fragment | null, userErrors: Array<{ code: UserErrorCode, message: string, propertyId: string | null, path: Array<string> | null }> } };
 
-export type ListProjectsQueryVariables = Exact<{
-  orgId: string | number;
-  portfolioId: string | number;
-  first?: number | null | undefined;
-  after?: string | null | undefined;
-}>;
-
-
-export type ListProjectsQuery = { organization: { portfolio: { projects: { edges: Array<{ node: R_Project_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null };
-
-export type ListContactParcelsQueryVariables = Exact<{
+export type ListParcelProjectsQueryVariables = Exact<{
   orgId: string | number;
   portfolioId: string | number;
   id: string | number;
@@ -350,7 +350,7 @@ export type ListContactParcelsQueryVariables = Exact<{
 }>;
 
 
-export type ListContactParcelsQuery = { organization: { portfolio: { contact: { parcels: { edges: Array<{ node: R_Parcel_Fragment }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
+export type ListParcelProjectsQuery = { organization: { portfolio: { parcel: { projects: { nodes: Array<R_Project_Fragment>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } } | null } | null } | null };
 
 export type DeleteProjectMutationVariables = Exact<{
   input: DeleteRecordInput;

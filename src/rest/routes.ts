@@ -38,11 +38,15 @@ export interface RestRoute {
 
 type Vars = Record<string, unknown>;
 
-const RECORD = 'fragment R on PropertyRecord { id properties createdAt updatedAt }';
-const PAGE = `edges { node { ...R } } pageInfo { hasNextPage endCursor }`;
+/**
+ * A record, asked for under REST's own names, and a page as `nodes`: the result is then already the
+ * spec's JSON, so a page answers its records as they come, without an edge or a copy per item.
+ */
+const RECORD = 'fragment R on PropertyRecord { id properties created_at: createdAt updated_at: updatedAt }';
+const PAGE = `nodes { ...R } pageInfo { hasNextPage endCursor }`;
 
 type RecordIn = Q.RFragment;
-type PageIn = { edges: { node: RecordIn }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+type PageIn = { nodes: RecordIn[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
 
 export interface RecordOut {
   id: string;
@@ -51,15 +55,8 @@ export interface RecordOut {
   updated_at: string;
 }
 
-const record = (r: RecordIn): RecordOut => ({
-  id: r.id,
-  properties: r.properties as Record<string, unknown>,
-  created_at: r.createdAt,
-  updated_at: r.updatedAt,
-});
-
 const page = (c: PageIn) => ({
-  items: c.edges.map((e) => record(e.node)),
+  items: c.nodes as RecordOut[],
   nextKey: c.pageInfo.hasNextPage ? c.pageInfo.endCursor : null,
 });
 
@@ -175,7 +172,7 @@ const USER_ERRORS = 'userErrors { code message propertyId path }';
  */
 const written = ({ record: r, userErrors }: WriteIn): RecordOut => {
   if (userErrors.length || !r) throw validationFailed(userErrors.map(detailOf));
-  return record(r);
+  return r as RecordOut;
 };
 
 const createRoute = <D>(kind: Kind, read: (d: D) => WriteIn): RestRoute => ({
@@ -220,7 +217,7 @@ const updateRoute = <D>(kind: Kind, read: (d: D) => WriteIn): RestRoute => ({
     const out = read(d);
     // A CONFLICT comes only from If-Match (expectedUpdatedAt): 412, with the record as it is now.
     if (out.record && out.userErrors.some((e) => e.code === 'CONFLICT'))
-      throw preconditionFailed(TYPE[kind], out.record.updatedAt);
+      throw preconditionFailed(TYPE[kind], out.record.updated_at);
     return written(out);
   },
   returns: 'record',
