@@ -53,7 +53,10 @@ export const people = define<'people', PeopleStored>({
         'Sets a people property to exactly one user id of the organization; `{ "people": null }` clears it.',
       ),
     },
-    labels: (v, _def, users) => v.people.map((uid) => users?.get(uid)?.name ?? uid),
+    withLabels: (v, _def, users) => ({
+      people: v.people,
+      labels: v.people.map((uid) => users?.get(uid)?.name ?? uid),
+    }),
   },
   example: '{ "people": ["<user id>"] }',
   check: (v) =>

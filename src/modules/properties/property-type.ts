@@ -68,12 +68,16 @@ export interface ValueShape<Stored extends object = object> {
   >;
   /** OpenAPI component schemas: `name` for reads, `${name}Input` for writes (null clears). */
   openapi: { name: string; read: Record<string, unknown>; write: Record<string, unknown> };
-  /** REST reads add `labels` (option or user names) to values of this shape. */
-  labels?(
+  /**
+   * A value of this shape as REST reads it: the stored value with `labels` (option or user names).
+   * Written as a literal of the shape's own members, not a spread of the stored object: a REST page
+   * builds one for each of thousands of values, and a spread is the slower copy.
+   */
+  withLabels?(
     value: Stored,
     def: PropertyDefModel | undefined,
     users?: ReadonlyMap<string, { name: string }>,
-  ): string[];
+  ): Stored & { labels: string[] };
 }
 
 /** The GraphQL types that implement PropertyValue, as codegen read them from schema.graphql. */

@@ -51,7 +51,10 @@ const SELECT_SHAPE: ValueShape<SelectStored> = {
       'Sets a select property (exactly one option id) or a multi_select property (option ids; an empty array clears it); `{ "select": null }` clears it.',
     ),
   },
-  labels: (v, def) => v.select.map((id) => (def && option(def, id)?.name) ?? id),
+  withLabels: (v, def) => ({
+    select: v.select,
+    labels: v.select.map((id) => (def && option(def, id)?.name) ?? id),
+  }),
 };
 
 type Checked = { value: SelectStored | null } | { reason: string };
