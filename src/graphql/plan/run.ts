@@ -5,7 +5,7 @@ import type { UserModel } from '../../modules/org/types.js';
 import { namesUsers } from '../../modules/properties/registry.js';
 import { listPages } from '../../modules/records/pages.js';
 import type { ConnectionModel, RecordModel } from '../../modules/records/types.js';
-import { restProperties, schemaOf, userMap } from '../../modules/records/values.js';
+import { restPropertiesIn, schemaOf, userMap } from '../../modules/records/values.js';
 import type { ArgField, ConnPlan, NodePlan, RootPlan } from './plan.js';
 import { leaf, NotPlanned, valueWriters, writeValues } from './values.js';
 
@@ -117,7 +117,7 @@ async function records(ctx: Context, plan: NodePlan, rs: RecordModel[], vars: Va
       if (f.kind === 'typename') out[f.key] = f.typename;
       else if (f.kind === 'id') out[f.key] = r.id;
       else if (f.kind === 'createdAt' || f.kind === 'updatedAt') out[f.key] = leaf(f.type, r[f.kind]);
-      else if (f.kind === 'properties') out[f.key] = settled(restProperties(ctx, r));
+      else if (f.kind === 'properties') out[f.key] = restPropertiesIn(r, reads!.schema, reads!.users);
       else if (f.kind === 'values') out[f.key] = writeValues(r, writers.get(f.key)!, reads!.users);
       else out[f.key] = byKey.get(f.key)![i];
     }
@@ -140,10 +140,4 @@ async function prepared(ctx: Context, plan: NodePlan, rs: RecordModel[]): Promis
     rs.some((r) => namesUsers(r.properties)) ? userMap(ctx, orgId) : undefined,
   ]);
   return { schema, users };
-}
-
-/** What `prepared` loaded makes this synchronous; were it not, the executor answers instead. */
-function settled<T>(v: T | Promise<T>): T {
-  if (v instanceof Promise) throw new NotPlanned('properties before the schema and users');
-  return v;
 }

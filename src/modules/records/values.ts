@@ -201,7 +201,11 @@ export function restProperties(
   return Promise.all([schema, users]).then(([s, u]) => restPropertiesIn(r, s, u));
 }
 
-function restPropertiesIn(
+/**
+ * restProperties with the schema and users already in hand: what a planned page does for each of
+ * its records, having read them once for the page. `users` may be absent when the record names none.
+ */
+export function restPropertiesIn(
   r: RecordModel,
   schema: PropertySchemaModel,
   users: Users | undefined,
