@@ -50,11 +50,16 @@ const { values: o, positionals } = parseArgs({
   },
 });
 /**
- * A build is its entry file, optionally followed by node flags after `@`, so that V8 settings can
- * be compared on one build: `dist/src/server.js@--max-semi-space-size=32`.
+ * A build is its entry file, optionally followed by node flags, each after `@` (a path may hold an
+ * `@`, a flag starts with `--`), so that V8 settings can be compared on one build:
+ * `dist/src/server.js@--max-semi-space-size=32`.
  */
-const entry = (build: string) => build.split('@')[0];
-const nodeFlags = (build: string) => build.split('@').slice(1);
+const entry = (build: string) => build.split('@--')[0];
+const nodeFlags = (build: string) =>
+  build
+    .split('@--')
+    .slice(1)
+    .map((f) => `--${f}`);
 /** Each build's log: its output, and with --gc V8's collection trace. */
 const logOf = (i: number) => `/tmp/nested-cpu-${i}.log`;
 const servers = positionals.length ? positionals : [join(PACKAGE_ROOT, 'dist/src/server.js')];
