@@ -30,6 +30,7 @@ import {
   type RateLimitStore,
   trustedProxies,
 } from './http/rate-limit.js';
+import { withLazyChildren } from './logger.js';
 import { ChangeHub, DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/hub.js';
 import { installObservability } from './observability/http.js';
 import { Metrics } from './observability/metrics.js';
@@ -158,7 +159,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 /** Fastify with what every request gets: an id, its statement counter, body limits and the error body. */
 function createServer(opts: AppOptions, metrics: Metrics): FastifyInstance {
   const app = Fastify({
-    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    ...(opts.logger ? { loggerInstance: withLazyChildren(opts.logger) } : { logger: false }),
     // One access line per request instead, with its operation, SQL count and org (observability/http.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? 1_048_576,

@@ -106,6 +106,8 @@ test('a refusal by a limit is logged once at warn with its code; LOG_LEVEL=warn 
       transport: 'graphql',
       status: 400,
     });
+    // The request's logger is made only now (src/logger.ts), still bound to the request's id.
+    expect(s.lines[0].reqId).toBe(r.headers['x-request-id']);
   } finally {
     await app.close();
   }

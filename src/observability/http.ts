@@ -1,5 +1,6 @@
 import { type Span, SpanStatusCode } from '@opentelemetry/api';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import type { Metrics, Transport } from './metrics.js';
 import { NO_OPERATION } from './names.js';
@@ -65,6 +66,9 @@ function orgOf(req: FastifyRequest): string | string[] | undefined {
   return orgs.length === 1 ? orgs[0] : orgs.slice(0, 10);
 }
 
+/** Whether the logger writes info lines (pino's check; any other logger is asked to). */
+const writesInfo = (log: FastifyBaseLogger) => (log as Partial<Logger>).isLevelEnabled?.('info') ?? true;
+
 /**
  * The HTTP side of observability, in one place: for every request one access-log line (info; warn
  * for a 5xx or a refusal by a limit, with its code), the request metrics, and with tracing on its
@@ -107,7 +111,8 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
     }
     for (const code of codes) if (LIMIT_CODES.has(code)) metrics.refusals.inc({ code });
     const bad = codes.find(warnWorthy) ?? (status >= 500 ? 'INTERNAL' : undefined);
-    const line = {
+    // Built only when it is written: at LOG_LEVEL=warn an ordinary request writes nothing.
+    const line = () => ({
       transport: o.transport,
       operation: o.operation,
       method: req.method,
@@ -121,11 +126,11 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
       ...(o.detail ? { err: o.detail } : {}),
       ...(o.planned ? { planned: true } : {}),
       ...(o.planError ? { planError: o.planError } : {}),
-    };
+    });
     if (o.planError) metrics.planFailures.inc();
-    if (bad) req.log.warn(line, 'request refused or failed');
-    else if (o.planError) req.log.warn(line, 'request answered by the executor after its plan failed');
-    else req.log.info(line, 'request');
+    if (bad) req.log.warn(line(), 'request refused or failed');
+    else if (o.planError) req.log.warn(line(), 'request answered by the executor after its plan failed');
+    else if (writesInfo(app.log)) req.log.info(line(), 'request');
     if (o.span) {
       o.span.setAttributes({
         'http.response.status_code': status,
