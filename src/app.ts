@@ -146,7 +146,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     database.backend,
     opts.readyTimeoutMs ?? READY_TIMEOUT_MS,
   );
-  // Before /graphql, so that a browser opening /graphql is redirected to GraphiQL.
   registerGraphiQL(app);
   await registerGraphQL(app, executor, limits, opts.trustedDocuments);
   registerRest(app, executor);

@@ -64,24 +64,21 @@ export const notBuiltPage = (what: string) => `<!doctype html>
 const wantsHtml = (accept: string | undefined) => !!accept && /\btext\/html\b/i.test(accept);
 
 /**
- * GraphiQL at /graphiql, from local assets only; a browser opening /graphql is sent there.
- * Register before the GraphQL route so the redirect hook runs first.
+ * A browser navigating to /graphql asks for HTML and is sent to GraphiQL; API clients ask for JSON
+ * and are left alone. Installed on the /graphql route's own scope (graphql/server.ts).
  */
-export function registerGraphiQL(app: FastifyInstance): void {
-  const assets = new AssetFolder('graphiql');
-
-  // A browser navigating to /graphql asks for HTML; API clients ask for JSON and are left alone.
-  app.addHook('onRequest', async (req, reply) => {
-    if (
-      (req.method === 'GET' || req.method === 'HEAD') &&
-      req.routeOptions.url === '/graphql' &&
-      wantsHtml(req.headers.accept)
-    ) {
+export function redirectBrowsersToGraphiQL(graphql: FastifyInstance): void {
+  graphql.addHook('onRequest', async (req, reply) => {
+    if ((req.method === 'GET' || req.method === 'HEAD') && wantsHtml(req.headers.accept)) {
       // Relative, so it stays under whatever prefix the browser used.
       return reply.redirect('graphiql', 302);
     }
   });
+}
 
+/** GraphiQL at /graphiql, from local assets only. */
+export function registerGraphiQL(app: FastifyInstance): void {
+  const assets = new AssetFolder('graphiql');
   registerPage(app, { path: 'graphiql', html: PAGE, assets, title: 'GraphiQL', assetsOf: 'GraphiQL' });
 }
 

@@ -65,10 +65,9 @@ export function countErrorCodes(obs: RequestObservation, errors: readonly unknow
   }
 }
 
-/** The query text is bounded (bytes, bracket nesting) before anything parses it. */
-export function installQueryTextLimits(app: FastifyInstance, limits: GraphQLLimits): void {
-  app.addHook('preHandler', async (req) => {
-    if (req.routeOptions.url !== '/graphql') return;
+/** The query text is bounded (bytes, bracket nesting) before anything parses it; on the /graphql scope. */
+export function installQueryTextLimits(graphql: FastifyInstance, limits: GraphQLLimits): void {
+  graphql.addHook('preHandler', async (req) => {
     const q =
       (req.body as { query?: unknown } | undefined)?.query ?? (req.query as { query?: unknown }).query;
     if (typeof q === 'string') checkQueryText(q, limits);

@@ -6,6 +6,7 @@ import {
 import fastifyApollo from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.js';
+import { redirectBrowsersToGraphiQL } from '../graphiql/routes.js';
 import { jsonBytes } from '../http/json-bytes.js';
 import { executorPlugin } from './apollo-executor.js';
 import { errorCodesPlugin, installQueryTextLimits, operationResolvedPlugin } from './apollo-plugins.js';
@@ -50,9 +51,13 @@ export async function registerGraphQL(
     ...(trusted ? { persistedQueries: false as const } : {}),
   });
   await apollo.start();
-  if (trusted) installTrustedDocuments(app, trusted);
-  installQueryTextLimits(app, limits);
-  await app.register(fastifyApollo(apollo), { context: async (req) => req.ctx, path: '/graphql' });
+  // Its own scope, so that only /graphql requests run these hooks (after the app's own).
+  await app.register(async (graphql) => {
+    redirectBrowsersToGraphiQL(graphql);
+    if (trusted) installTrustedDocuments(graphql, trusted);
+    installQueryTextLimits(graphql, limits);
+    await graphql.register(fastifyApollo(apollo), { context: async (req) => req.ctx, path: '/graphql' });
+  });
   app.addHook('onClose', async () => {
     await apollo.stop();
   });

@@ -56,12 +56,12 @@ function requestedHash(p: GraphQLParams): { hash: string; extensions?: Record<st
 /**
  * Trusted documents: /graphql runs only the manifest's operations, named by their hash. The text
  * replaces the hash before Apollo sees the request, so the rest of the path (limits, validation,
- * the Executor) is the same. Ad-hoc documents are refused, except from admin keys. Runs after
- * authentication (an unauthenticated caller hears 401 first).
+ * the Executor) is the same. Ad-hoc documents are refused, except from admin keys. Installed on the
+ * /graphql scope, so it runs after authentication (an unauthenticated caller hears 401 first).
  */
 export function installTrustedDocuments(app: FastifyInstance, docs: TrustedDocuments): void {
   app.addHook('preHandler', async (req: FastifyRequest) => {
-    if (req.routeOptions.url !== '/graphql' || (req.method !== 'POST' && req.method !== 'GET')) return;
+    if (req.method !== 'POST' && req.method !== 'GET') return;
     const params = (req.method === 'POST' ? req.body : req.query) as GraphQLParams | undefined;
     if (!params || typeof params !== 'object') return;
     const named = requestedHash(params);
