@@ -3,14 +3,35 @@ import type { Kysely } from 'kysely';
 import { type Context, createContext } from '../context.js';
 import type { DB } from '../db/types.js';
 import { AppError } from '../errors.js';
-import { findViewerByKey } from '../modules/auth/repository.js';
+import { hashApiKey } from '../modules/auth/keys.js';
+import { findViewerByHash } from '../modules/auth/repository.js';
 import type { CursorCodec } from '../pagination/cursor.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The request's GraphQL context; set for every authenticated API request. */
     ctx: Context;
+    /** presentedKeyHash's memo: null until asked, '' when no key was sent. */
+    keyHash: string | null;
   }
+}
+
+/** Gives requests the keyHash memo (the rate limit and authentication both read it). */
+export function declareKeyHash(app: FastifyInstance): void {
+  if (!app.hasRequestDecorator('keyHash')) app.decorateRequest('keyHash', null);
+}
+
+/**
+ * The hash of the X-API-Key the request presented (hashApiKey), made once per request: the rate
+ * limit buckets by it before authentication and after the response, and authentication looks the
+ * key up by it. Undefined when no key was sent.
+ */
+export function presentedKeyHash(req: FastifyRequest): string | undefined {
+  if (req.keyHash === null) {
+    const key = req.headers['x-api-key'];
+    req.keyHash = typeof key === 'string' && key !== '' ? hashApiKey(key) : '';
+  }
+  return req.keyHash || undefined;
 }
 
 const KEY_SHAPE = /^[A-Za-z0-9_-]{16,200}$/;
@@ -30,6 +51,7 @@ export function installAuth(
   handles: (req: FastifyRequest) => { db: Kysely<DB>; readDb?: Kysely<DB> },
 ) {
   app.decorateRequest('ctx', null as unknown as Context);
+  declareKeyHash(app);
   app.addHook('preHandler', async (req) => {
     if (isPublic(req)) return;
     const key = req.headers['x-api-key'];
@@ -40,7 +62,10 @@ export function installAuth(
       );
     }
     const { db, readDb } = handles(req);
-    const viewer = typeof key === 'string' && KEY_SHAPE.test(key) ? await findViewerByKey(db, key) : null;
+    const viewer =
+      typeof key === 'string' && KEY_SHAPE.test(key)
+        ? await findViewerByHash(db, presentedKeyHash(req) as string)
+        : null;
     if (!viewer)
       throw new AppError(
         'UNAUTHENTICATED',

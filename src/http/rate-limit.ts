@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIPv6 } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
+import { declareKeyHash, presentedKeyHash } from './auth.js';
 import { sendError } from './errors.js';
 import {
   type Bucket,
@@ -24,16 +24,6 @@ export interface RateLimitConfig extends Bucket {
 }
 
 export const DEFAULT_ADDRESS_LIMIT = { perSecond: 20, burst: 100 };
-
-/**
- * A hash of the presented key, so raw keys never sit in memory maps or Redis. Only the shape is
- * checked here; whether the key is valid is known after authentication.
- */
-function keyHash(req: FastifyRequest): string | undefined {
-  const key = req.headers['x-api-key'];
-  if (typeof key !== 'string' || !key) return undefined;
-  return createHash('sha256').update(key).digest('base64url').slice(0, 22);
-}
 
 /**
  * The client address that anonymous budgets are kept by: the socket's peer, or with TRUST_PROXY the
@@ -123,9 +113,12 @@ export function installRateLimit(
     if (!r.allowed) onRefused?.('address');
     return r;
   });
+  declareKeyHash(app);
+  // Buckets are named by the key's hash (presentedKeyHash), so raw keys never sit in memory maps or
+  // Redis. Whether the key is valid is known after authentication.
   app.addHook('onRequest', async (req, reply) => {
     if (UNLIMITED.has(req.url.split('?')[0])) return;
-    const hash = keyHash(req);
+    const hash = presentedKeyHash(req);
     const byKey = hash !== undefined && known.has(hash);
     const bucket = byKey ? cfg : address;
     const r = await limiter.take(byKey ? `k:${hash}` : `a:${clientAddress(req.ip)}`, bucket, Date.now());
@@ -147,7 +140,7 @@ export function installRateLimit(
   });
   // Authentication sets req.ctx; a 401 means the key is unknown or was revoked since.
   app.addHook('onResponse', async (req, reply) => {
-    const hash = keyHash(req);
+    const hash = presentedKeyHash(req);
     if (hash === undefined) return;
     if (req.ctx) known.add(hash);
     else if (reply.statusCode === 401) known.delete(hash);
