@@ -18,9 +18,11 @@ import { operationSpan } from '../observability/tracing.js';
 import { appErrorOf, rejection } from './errors.js';
 import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { compileOrNull, JitCache, type JitOptions } from './jit.js';
-import { enforceLimits, type GraphQLLimits } from './limits.js';
+import { enforceMeasured, type GraphQLLimits, measureOperation } from './limits.js';
 import { PlanCache } from './plan/cache.js';
 import { NotPlanned, runPlan } from './plan/run.js';
+
+type CoercedVariables = ReturnType<typeof getVariableValues>;
 
 /** An operation to run: parsed and validated (by Apollo, or by `prepare` for fixed documents). */
 export interface Operation {
@@ -107,14 +109,21 @@ export class Executor {
     variables: Record<string, unknown>,
     opts: RunOptions,
   ): Promise<ExecutionResult> {
+    let vars: CoercedVariables;
     try {
       // Input values are bounded before graphql-js coerces (and recurses into) them, and the cost
-      // is measured with the variables as graphql-js will coerce them, defaults included.
+      // is measured with the variables as graphql-js will coerce them, defaults included. Variables
+      // that do not coerce are measured as absent (the structural limits still apply) and refused
+      // below, as graphql-js refuses them, unless a limit refuses the operation first.
       if (!opts.inputsChecked) {
         checkLiteralDepth(op.document, this.limits.maxInputDepth);
         checkVariables(variables, this.limits.maxInputDepth);
       }
-      const { cost } = enforceLimits(this.limits, this.schema, op.document, op.operation, variables);
+      vars = getVariableValues(this.schema, op.operation.variableDefinitions ?? [], variables, {
+        maxErrors: 50,
+      });
+      const measure = measureOperation(this.schema, op.document, op.operation, vars.coerced ?? {});
+      const { cost } = enforceMeasured(this.limits, measure);
       if (cost > opts.heavyCost) await ctx.admit?.('heavy');
       else if (opts.largeCost !== undefined && cost > opts.largeCost) await ctx.admit?.('large');
     } catch (err) {
@@ -125,7 +134,7 @@ export class Executor {
     // Only a query reads from the replica: every read of a request that writes stays on the primary.
     if (op.operation.operation === 'query') {
       routeToReadPool(ctx);
-      const planned = await this.planned(ctx, op, variables);
+      const planned = vars.coerced && (await this.planned(ctx, op, vars.coerced));
       if (planned) return planned;
     }
     const compiled = op.compiled ?? this.jit.hot(op.document, op.operationName);
@@ -138,9 +147,6 @@ export class Executor {
         operationName: op.operationName,
       });
     // Variables are checked by graphql-js, so a mistake in them reads exactly as it does cold.
-    const vars = getVariableValues(this.schema, op.operation.variableDefinitions ?? [], variables, {
-      maxErrors: 50,
-    });
     if (vars.errors) return { errors: vars.errors };
     const result = await compiled.query(undefined, ctx, variables);
     return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
@@ -157,16 +163,12 @@ export class Executor {
   private async planned(
     ctx: Context,
     op: Operation,
-    variables: Record<string, unknown>,
+    variables: { [name: string]: unknown },
   ): Promise<ExecutionResult | undefined> {
     const plan = this.plans?.get(op);
     if (!plan) return undefined;
-    const vars = getVariableValues(this.schema, op.operation.variableDefinitions ?? [], variables, {
-      maxErrors: 50,
-    });
-    if (vars.errors) return undefined;
     try {
-      const data = await runPlan(ctx, plan, vars.coerced);
+      const data = await runPlan(ctx, plan, variables);
       if (!data) return undefined;
       if (ctx.obs) ctx.obs.planned = true;
       return { data };

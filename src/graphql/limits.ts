@@ -339,7 +339,11 @@ export function enforceLimits(
   op: OperationDefinitionNode,
   rawVariables: Record<string, unknown>,
 ): OperationMeasure {
-  const m = measureRequest(schema, doc, op, rawVariables);
+  return enforceMeasured(limits, measureRequest(schema, doc, op, rawVariables));
+}
+
+/** enforceLimits on a measure already taken (the Executor coerces a request's variables once). */
+export function enforceMeasured(limits: GraphQLLimits, m: OperationMeasure): OperationMeasure {
   if (m.depth > limits.maxDepth)
     throw tooComplex(
       `The query is ${m.depth} levels deep; the limit is ${limits.maxDepth}. Split it into several queries.`,
