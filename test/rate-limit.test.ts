@@ -14,6 +14,7 @@ import {
   RedisRateLimitStore,
 } from '../src/http/rate-limit-store.js';
 import { loggerOptions } from '../src/logger.js';
+import { hashApiKey } from '../src/modules/auth/keys.js';
 import { seededDatabase } from './helpers/database.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -104,6 +105,9 @@ describe('rate limiting per API key (token bucket)', () => {
       const statuses = [];
       for (const s of [a, b, a, b, a, b]) statuses.push((await get(s.url, key)).status);
       expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+      // The key's bucket is named by the hash authentication looks the key up by, never the key.
+      expect(await redis.keys(`${prefix}k:*`)).toEqual([`${prefix}k:${hashApiKey(key)}`]);
+      expect((await redis.keys(`${prefix}*`)).join()).not.toContain(key);
     } finally {
       await a.close();
       await b.close();
