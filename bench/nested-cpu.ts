@@ -19,6 +19,7 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import pg from 'pg';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { type GcTotals, gcTotals, perRequest } from './gc-trace.js';
+import { paired, pairedText } from './paired.js';
 import { cpuSeconds, freePort, ServerProcess } from './proc.js';
 import { DEFAULTS, gatewayEnv, probe, reusedDataset, scenarioContext } from './runner.js';
 import type { RequestSpec } from './scenarios.js';
@@ -164,7 +165,7 @@ try {
       const pgMs = (pgSec * 1000) / n;
       cpu[i].push((cpuSec * 1000) / n);
       console.log(
-        `round ${round + 1} ${servers[i]}: node ${((cpuSec * 1000) / n).toFixed(1)} ms + postgres ${pgMs.toFixed(1)} ms per request, ${(ms / n).toFixed(1)} ms wall, peak RSS ${peakRssMb.toFixed(0)} MB`,
+        `round ${round + 1} ${servers[i]}: node ${((cpuSec * 1000) / n).toFixed(2)} ms + postgres ${pgMs.toFixed(2)} ms per request, ${(ms / n).toFixed(1)} ms wall, peak RSS ${peakRssMb.toFixed(0)} MB`,
       );
       if (gc) console.log(`  garbage collection per request: ${perRequest(gc, n)}`);
     }
@@ -173,7 +174,14 @@ try {
   await monitor.end();
   for (const [i, xs] of cpu.entries())
     console.log(
-      `median node CPU ${servers[i]}: ${median(xs).toFixed(1)} ms${o.gc ? `, promoted ${median(promoted[i]).toFixed(0)} KB per request` : ''}`,
+      `median node CPU ${servers[i]}: ${median(xs).toFixed(2)} ms${o.gc ? `, promoted ${median(promoted[i]).toFixed(0)} KB per request` : ''}`,
+    );
+  // The steadier figure on a drifting machine: each build against the first, round by round
+  // (round 1, which warms the builds up, left out when there are others).
+  const measured = (xs: number[]) => (xs.length > 1 ? xs.slice(1) : xs);
+  for (let i = 1; i < cpu.length; i++)
+    console.log(
+      `paired node CPU ${servers[i]} ÷ ${servers[0]}: ${pairedText(paired(measured(cpu[i]), measured(cpu[0])))}`,
     );
 } finally {
   for (const p of procs) await p.stop();
