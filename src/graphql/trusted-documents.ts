@@ -59,8 +59,8 @@ function requestedHash(p: GraphQLParams): { hash: string; extensions?: Record<st
  * the Executor) is the same. Ad-hoc documents are refused, except from admin keys. Installed on the
  * /graphql scope, so it runs after authentication (an unauthenticated caller hears 401 first).
  */
-export function installTrustedDocuments(app: FastifyInstance, docs: TrustedDocuments): void {
-  app.addHook('preHandler', async (req: FastifyRequest) => {
+export function installTrustedDocuments(graphql: FastifyInstance, docs: TrustedDocuments): void {
+  graphql.addHook('preHandler', async (req: FastifyRequest) => {
     if (req.method !== 'POST' && req.method !== 'GET') return;
     const params = (req.method === 'POST' ? req.body : req.query) as GraphQLParams | undefined;
     if (!params || typeof params !== 'object') return;

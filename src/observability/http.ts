@@ -1,7 +1,7 @@
 import { type Span, SpanStatusCode } from '@opentelemetry/api';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { writes } from '../logger.js';
 import type { Metrics, Transport } from './metrics.js';
 import { NO_OPERATION } from './names.js';
 import { type RequestTrace, startHttpSpan, tracingEnabled } from './tracing.js';
@@ -66,9 +66,6 @@ function orgOf(req: FastifyRequest): string | string[] | undefined {
   return orgs.length === 1 ? orgs[0] : orgs.slice(0, 10);
 }
 
-/** Whether the logger writes info lines (pino's check; any other logger is asked to). */
-const writesInfo = (log: FastifyBaseLogger) => (log as Partial<Logger>).isLevelEnabled?.('info') ?? true;
-
 /**
  * The HTTP side of observability, in one place: for every request one access-log line (info; warn
  * for a 5xx or a refusal by a limit, with its code), the request metrics, and with tracing on its
@@ -130,7 +127,7 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
     if (o.planError) metrics.planFailures.inc();
     if (bad) req.log.warn(line(), 'request refused or failed');
     else if (o.planError) req.log.warn(line(), 'request answered by the executor after its plan failed');
-    else if (writesInfo(app.log)) req.log.info(line(), 'request');
+    else if (writes(app.log, 'info')) req.log.info(line(), 'request');
     if (o.span) {
       o.span.setAttributes({
         'http.response.status_code': status,
