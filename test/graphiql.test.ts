@@ -1,10 +1,13 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll } from 'vitest';
 import { buildGraphiQL } from '../scripts/build-graphiql.mjs';
+import { ASSET_DIR, AssetFolder } from '../src/graphiql/assets.js';
 import { EXAMPLE_QUERY } from '../src/graphiql/example.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 
-// The app reads the built assets when it starts, so build them (a no-op when current) first.
+// The app lists the built assets when it starts, so build them (a no-op when current) first.
 beforeAll(async () => {
   await buildGraphiQL();
 }, 180_000);
@@ -64,6 +67,18 @@ describe('GraphiQL at /graphiql', () => {
       expect(r.status, path).toBe(404);
       expect(r.body.error.code).toBe('NOT_FOUND');
     }
+  });
+
+  test('the assets are not held in memory: a server no browser visits does not carry them', () => {
+    const dir = join(ASSET_DIR, 'graphiql');
+    const onDisk = readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+    expect(onDisk).toBeGreaterThan(5_000_000);
+    // Synchronous, so nothing else in this worker allocates between the two readings.
+    const before = process.memoryUsage().arrayBuffers;
+    const folder = new AssetFolder('graphiql');
+    const grew = process.memoryUsage().arrayBuffers - before;
+    expect(folder.has('app.js')).toBe(true);
+    expect(grew).toBeLessThan(100_000);
   });
 
   test('a trailing slash is redirected relatively, so the asset URLs resolve', async ({ env }) => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PACKAGE_ROOT } from '../paths.js';
@@ -17,33 +18,33 @@ const TYPES: Record<string, string> = {
 };
 
 interface Asset {
+  path: string;
   type: string;
-  body: Buffer;
-  gzip?: Buffer;
-  etag: string;
+  gzip?: string;
+  /** The ETag of the file as it was at `version`, made on the first request that needed it. */
+  etag?: { version: string; value: string };
 }
 
 /**
- * The built files of one asset folder, read once. Only names found at start-up are served, so a
- * request path can never reach outside the folder.
+ * The built files of one asset folder. Only names found at start-up are served, so a request path
+ * can never reach outside the folder. The files are read when asked for, not held: they are 12 MB
+ * with their gzip copies, and a server that no browser visits should not carry them.
  */
 export class AssetFolder {
   private readonly files = new Map<string, Asset>();
 
-  constructor(readonly folder: string) {
-    const dir = join(ASSET_DIR, folder);
+  /** `folder` names a folder of the build; `dir` is where it is, for tests. */
+  constructor(
+    readonly folder: string,
+    dir = join(ASSET_DIR, folder),
+  ) {
     if (!existsSync(dir)) return;
-    for (const name of readdirSync(dir)) {
-      const ext = name.split('.').pop() ?? '';
-      if (!TYPES[ext]) continue;
-      const body = readFileSync(join(dir, name));
-      const gz = join(dir, `${name}.gz`);
-      this.files.set(name, {
-        type: TYPES[ext],
-        body,
-        gzip: existsSync(gz) ? readFileSync(gz) : undefined,
-        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-      });
+    const names = new Set(readdirSync(dir));
+    for (const name of names) {
+      const type = TYPES[name.split('.').pop() ?? ''];
+      if (!type) continue;
+      const gzip = names.has(`${name}.gz`) ? join(dir, `${name}.gz`) : undefined;
+      this.files.set(name, { path: join(dir, name), type, gzip });
     }
   }
 
@@ -55,16 +56,29 @@ export class AssetFolder {
     return this.files.has(name);
   }
 
-  /** Sends one file; no-cache with an ETag, because the names carry no content hash. */
-  send(req: FastifyRequest, reply: FastifyReply, name: string): FastifyReply | undefined {
+  /**
+   * Sends one file; no-cache with an ETag, because the names carry no content hash. The ETag is
+   * the file's content hash, kept per size and mtime, so a rebuild under a running server is seen.
+   */
+  async send(req: FastifyRequest, reply: FastifyReply, name: string): Promise<FastifyReply | undefined> {
     const a = this.files.get(name);
     if (!a) return undefined;
-    reply.header('cache-control', 'no-cache').header('etag', a.etag).header('vary', 'accept-encoding');
-    if (req.headers['if-none-match'] === a.etag) return reply.status(304).send();
+    // A file removed since start-up (a rebuild in progress) is answered like an unknown name.
+    const s = await stat(a.path).catch(() => undefined);
+    if (!s) return undefined;
+    const version = `${s.size}:${s.mtimeMs}`;
+    let body: Buffer | undefined;
+    if (a.etag?.version !== version) {
+      body = await readFile(a.path);
+      a.etag = { version, value: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+    }
+    const etag = a.etag.value;
+    reply.header('cache-control', 'no-cache').header('etag', etag).header('vary', 'accept-encoding');
+    if (req.headers['if-none-match'] === etag) return reply.status(304).send();
     reply.type(a.type);
     if (a.gzip && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
-      return reply.header('content-encoding', 'gzip').send(a.gzip);
+      return reply.header('content-encoding', 'gzip').send(await readFile(a.gzip));
     }
-    return reply.send(a.body);
+    return reply.send(body ?? (await readFile(a.path)));
   }
 }

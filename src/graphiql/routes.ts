@@ -97,7 +97,7 @@ export function registerPage(
   // With a trailing slash the relative asset URLs would resolve one level too deep.
   app.get(`/${o.path}/`, async (_req, reply) => reply.redirect(`../${o.path}`, 301));
   app.get<{ Params: { file: string } }>(`/${o.path}/:file`, async (req, reply) => {
-    const sent = o.assets.send(req, reply, req.params.file);
+    const sent = await o.assets.send(req, reply, req.params.file);
     if (sent) return sent;
     // Thrown rather than callNotFound(): the not-found route is not public and would answer 401.
     throw new AppError('NOT_FOUND', `No ${o.assetsOf} asset named ${req.params.file}.`);
