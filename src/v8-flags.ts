@@ -13,9 +13,17 @@ import { setFlagsFromString } from 'node:v8';
  * only a full collection freed them. Whether a process fell into this depended on its warm-up, so
  * the same build promoted 2 KB per nested request in one process and 700–1,100 KB in the next,
  * with 16–34% more Node CPU (bench/results/2026-11-23-issue18/README.md, "afternoon" section). Without
- * pretenuring, every process stays at about 2 KB. test/unit/v8-flags.test.ts checks the setting
- * takes effect.
+ * pretenuring, every process stays at about 2 KB.
+ *
+ * `--heap-growing-percent=200`: after a full collection, V8 lets the old generation grow to a
+ * multiple of what survived before it collects again, up to 4× on a machine with a large heap
+ * limit, chosen by how fast collection is. The gateway's live heap is small and collects fast, so
+ * V8 chose 4×, and the 5,000-item page at 64 connections peaked at 273–289 MB of RSS, against a
+ * bound of 300 MB. At 3× it peaked at 236–250 MB, with no measurable change in CPU per request;
+ * 2× cost up to 7% more CPU (bench/results/2026-11-23-issue18/README.md, "2026-11-27, morning").
+ *
+ * test/unit/v8-flags.test.ts checks that both settings take effect.
  */
-export const V8_FLAGS = ['--no-allocation-site-pretenuring'] as const;
+export const V8_FLAGS = ['--no-allocation-site-pretenuring', '--heap-growing-percent=200'] as const;
 
 for (const flag of V8_FLAGS) setFlagsFromString(flag);
