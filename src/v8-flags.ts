@@ -20,10 +20,25 @@ import { setFlagsFromString } from 'node:v8';
  * limit, chosen by how fast collection is. The gateway's live heap is small and collects fast, so
  * V8 chose 4×, and the 5,000-item page at 64 connections peaked at 273–289 MB of RSS, against a
  * bound of 300 MB. At 3× it peaked at 236–250 MB, with no measurable change in CPU per request;
- * 2× cost up to 7% more CPU (bench/results/2026-11-23-issue18/README.md, "2026-11-27, morning").
+ * 2× cost up to 7% more CPU (bench/results/2026-11-23-issue18/README.md, "2026-11-27, 07:00").
  *
- * test/unit/v8-flags.test.ts checks that both settings take effect.
+ * An option given to `node` itself (on its command line or in NODE_OPTIONS) is left as given.
+ * test/unit/v8-flags.test.ts checks that both settings take effect, and yield to the operator's.
  */
 export const V8_FLAGS = ['--no-allocation-site-pretenuring', '--heap-growing-percent=200'] as const;
 
-for (const flag of V8_FLAGS) setFlagsFromString(flag);
+/** A V8 option's name, without `--`, `no-` or a value, with `_` written `-` as V8 accepts either. */
+const optionName = (flag: string) =>
+  flag
+    .replace(/^--(no-?)?/, '')
+    .split('=')[0]
+    .replaceAll('_', '-');
+
+/** The options an operator gave `node` (command line or NODE_OPTIONS): theirs win over ours. */
+const given = new Set(
+  [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
+    .filter((a) => a.startsWith('--'))
+    .map(optionName),
+);
+
+for (const flag of V8_FLAGS) if (!given.has(optionName(flag))) setFlagsFromString(flag);

@@ -39,10 +39,11 @@ test.runIf(process.versions.node.startsWith('20.'))(
  * The old generation's growth factor: the settings fix it at 3 (why: src/v8-flags.ts). V8 prints
  * the factor it used after each full collection under --trace-gc-verbose.
  */
-function growthFactors(withSettings: boolean): number[] {
+function growthFactors(withSettings: boolean, nodeFlags: string[] = []): number[] {
   const child = spawnSync(
     process.execPath,
     [
+      ...nodeFlags,
       '--expose-gc',
       '--trace-gc-verbose',
       '--import',
@@ -64,4 +65,9 @@ test('with the server’s V8 settings, the old generation grows by at most 3× w
   expect(new Set(factors)).toEqual(new Set([3]));
   // V8's own choice on this machine is up to 4×, so the probe can tell the difference.
   expect(Math.max(...growthFactors(false))).toBeGreaterThan(3);
+});
+
+test('an operator’s own setting on node’s command line is kept', () => {
+  expect(new Set(growthFactors(true, ['--heap-growing-percent=100']))).toEqual(new Set([2]));
+  expect(new Set(growthFactors(true, ['--heap_growing_percent=50']))).toEqual(new Set([1.5]));
 });
