@@ -22,7 +22,7 @@ import { setFlagsFromString } from 'node:v8';
  * bound of 300 MB. At 3× it peaked at 236–250 MB, with no measurable change in CPU per request;
  * 2× cost up to 7% more CPU (bench/results/2026-11-23-issue18/README.md, "2026-11-27, 07:00").
  *
- * An option given to `node` itself (on its command line or in NODE_OPTIONS) is left as given.
+ * An option given on `node`'s command line is left as given (Node refuses both in NODE_OPTIONS).
  * test/unit/v8-flags.test.ts checks that both settings take effect, and yield to the operator's.
  */
 export const V8_FLAGS = ['--no-allocation-site-pretenuring', '--heap-growing-percent=200'] as const;
@@ -34,11 +34,7 @@ const optionName = (flag: string) =>
     .split('=')[0]
     .replaceAll('_', '-');
 
-/** The options an operator gave `node` (command line or NODE_OPTIONS): theirs win over ours. */
-const given = new Set(
-  [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
-    .filter((a) => a.startsWith('--'))
-    .map(optionName),
-);
+/** The options an operator gave on `node`'s command line: theirs win over ours. */
+const given = new Set(process.execArgv.filter((a) => a.startsWith('--')).map(optionName));
 
 for (const flag of V8_FLAGS) if (!given.has(optionName(flag))) setFlagsFromString(flag);

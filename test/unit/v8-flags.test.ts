@@ -70,4 +70,13 @@ test('with the server’s V8 settings, the old generation grows by at most 3× w
 test('an operator’s own setting on node’s command line is kept', () => {
   expect(new Set(growthFactors(true, ['--heap-growing-percent=100']))).toEqual(new Set([2]));
   expect(new Set(growthFactors(true, ['--heap_growing_percent=50']))).toEqual(new Set([1.5]));
+  // The command line is the only place: Node refuses both options in NODE_OPTIONS (docs/operations.md).
+  for (const flag of ['--heap-growing-percent=100', '--no-allocation-site-pretenuring']) {
+    const r = spawnSync(process.execPath, ['-e', '0'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: flag },
+    });
+    expect(r.status, flag).not.toBe(0);
+    expect(r.stderr).toMatch(/not allowed in NODE_OPTIONS/);
+  }
 });
