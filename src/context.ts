@@ -55,6 +55,24 @@ export function createContext(
 }
 
 /**
+ * The context an admitted operation runs with: the same request, but new loaders and memo, made
+ * after its wait for a slot.
+ *
+ * Why: a request that waited long enough has its context, loaders and the frames of the functions
+ * that wait in V8's old generation by the time it runs. Everything it then reads (pages, rows, the
+ * answer) is young, and an old object that points at it keeps it alive through every young
+ * collection, even once the request is over and that object is dead, until the next full
+ * collection: it is copied, then promoted. With a new context, and the answer handed back as
+ * written JSON (RunOptions.writesJson), nothing old points at what the operation read, and it dies
+ * young. The caller must pass this straight on, not keep it in a variable of its own, and the
+ * request drops its context once answered (http/auth.ts) (bench/results/2026-11-23-issue18,
+ * "2026-11-27, 08:00").
+ */
+export function admittedContext(ctx: Context): Context {
+  return { ...ctx, loaders: createLoaders(ctx.db, ctx.viewer), memo: undefined };
+}
+
+/**
  * Sends a request that only reads to the read pool. Called once the operation is known to be a
  * query (REST GET, GraphQL query) and before anything has loaded; writes never call it, so every
  * read inside a request that writes stays on the primary.

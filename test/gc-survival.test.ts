@@ -45,6 +45,8 @@ test.skipIf(!snapshot)(
         page: { once: number; tenTimes: number };
         graphql: { once: number; tenTimes: number };
         rows: { once: number; tenTimes: number };
+        nestedBytes: number;
+        nested: { once: number; waitedEight: number };
       };
       // A 100-item page builds several times its JSON in objects (rows, records, the answer). Before
       // the fixes the ten pages left 1.4 MB on either database (50 times the JSON); now about one
@@ -60,6 +62,12 @@ test.skipIf(!snapshot)(
       // One read of the 1000 rows makes about 330 KB of objects; before, ten left 4.3 MB (Postgres)
       // or 560 KB (PGlite), now 2–4 KB.
       expect(kept.rows.tenTimes, JSON.stringify(kept)).toBeLessThan(100_000);
+      // Eight nested queries (330 KB answers) that waited for the large slot long enough for their
+      // contexts to be promoted, then ran. Their contexts pointed at all they read, so 2.1 MB stayed
+      // young on Postgres and 200–220 KB on PGlite; with a new context once admitted and the answer
+      // handed back written (context.ts, admittedContext), less than one query run alone leaves.
+      expect(kept.nestedBytes).toBeGreaterThan(100_000);
+      expect(kept.nested.waitedEight, JSON.stringify(kept)).toBeLessThan(kept.nestedBytes / 4);
     } finally {
       await scratch?.drop();
     }

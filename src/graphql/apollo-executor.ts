@@ -37,7 +37,8 @@ export function executorPlugin(executor: Executor, formatError: FormatError): Ap
               rc.contextValue,
               { document: rc.document, operation: rc.operation, operationName: rc.operationName },
               rc.request.variables ?? {},
-              { heavyCost: HEAVY_GRAPHQL_COST, largeCost: LARGE_GRAPHQL_COST },
+              // Apollo's answer goes through jsonBytes (graphql/server.ts), which takes written JSON.
+              { heavyCost: HEAVY_GRAPHQL_COST, largeCost: LARGE_GRAPHQL_COST, writesJson: true },
             );
           } catch (err) {
             // As Apollo answered an executor that threw (a client gone while it waited for a slot).

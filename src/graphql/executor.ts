@@ -11,8 +11,10 @@ import {
   validate,
 } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
-import { type Context, routeToReadPool } from '../context.js';
+import { admittedContext, type Context, routeToReadPool } from '../context.js';
 import { AppError, toAppError } from '../errors.js';
+import type { AdmissionTier } from '../http/admission.js';
+import { jsonBytes, WrittenJson } from '../http/json-bytes.js';
 import type { BoundedNames } from '../observability/names.js';
 import { operationSpan } from '../observability/tracing.js';
 import { appErrorOf, rejection } from './errors.js';
@@ -45,6 +47,11 @@ export interface RunOptions {
    * coerces them.
    */
   inputsChecked?: boolean;
+  /**
+   * The transport serializes the answer with `jsonBytes` (/graphql): a planned answer then comes
+   * back already written (`WrittenJson`), for the reason at `admittedContext`.
+   */
+  writesJson?: boolean;
 }
 
 /**
@@ -110,6 +117,7 @@ export class Executor {
     opts: RunOptions,
   ): Promise<ExecutionResult> {
     let vars: CoercedVariables;
+    let tier: AdmissionTier | undefined;
     try {
       // Input values are bounded before graphql-js coerces (and recurses into) them, and the cost
       // is measured with the variables as graphql-js will coerce them, defaults included. Variables
@@ -124,17 +132,30 @@ export class Executor {
       });
       const measure = measureOperation(this.schema, op.document, op.operation, vars.coerced ?? {});
       const { cost } = enforceMeasured(this.limits, measure);
-      if (cost > opts.heavyCost) await ctx.admit?.('heavy');
-      else if (opts.largeCost !== undefined && cost > opts.largeCost) await ctx.admit?.('large');
+      if (cost > opts.heavyCost) tier = 'heavy';
+      else if (opts.largeCost !== undefined && cost > opts.largeCost) tier = 'large';
+      if (tier) await ctx.admit?.(tier);
     } catch (err) {
       if (err instanceof AppError) return { errors: [rejection(err)] };
       if (err instanceof GraphQLError) return { errors: [rejection(appErrorOf(err))] };
       throw err; // the client left while waiting for a slot
     }
+    // Passed straight on, never held in this function: see admittedContext.
+    return this.admitted(tier ? admittedContext(ctx) : ctx, op, variables, vars, opts);
+  }
+
+  /** The operation, once admitted. */
+  private async admitted(
+    ctx: Context,
+    op: Operation,
+    variables: Record<string, unknown>,
+    vars: CoercedVariables,
+    opts: RunOptions,
+  ): Promise<ExecutionResult> {
     // Only a query reads from the replica: every read of a request that writes stays on the primary.
     if (op.operation.operation === 'query') {
       routeToReadPool(ctx);
-      const planned = vars.coerced && (await this.planned(ctx, op, vars.coerced));
+      const planned = vars.coerced && (await this.planned(ctx, op, vars.coerced, opts));
       if (planned) return planned;
     }
     const compiled = op.compiled ?? this.jit.hot(op.document, op.operationName);
@@ -164,6 +185,7 @@ export class Executor {
     ctx: Context,
     op: Operation,
     variables: { [name: string]: unknown },
+    opts: RunOptions,
   ): Promise<ExecutionResult | undefined> {
     const plan = this.plans?.get(op);
     if (!plan) return undefined;
@@ -171,7 +193,9 @@ export class Executor {
       const data = await runPlan(ctx, plan, variables);
       if (!data) return undefined;
       if (ctx.obs) ctx.obs.planned = true;
-      return { data };
+      if (!opts.writesJson) return { data };
+      // jsonBytes writes the answer around it as it is (http/json-bytes.ts).
+      return { data: new WrittenJson(jsonBytes(data)) as unknown as ExecutionResult['data'] };
     } catch (err) {
       if (err instanceof NotPlanned) return undefined;
       const app = toAppError(err);

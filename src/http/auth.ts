@@ -74,4 +74,9 @@ export function installAuth(
     req.ctx = createContext(db, viewer, cursors, req.id, readDb);
     req.ctx.obs = req.obs;
   });
+  // Once answered, the request (kept until a full collection if it is old) lets go of its context,
+  // and with it what the context read: see admittedContext. Registered after the hooks that read it.
+  app.addHook('onResponse', async (req) => {
+    (req as { ctx: Context | null }).ctx = null;
+  });
 }

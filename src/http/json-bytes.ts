@@ -21,6 +21,19 @@ export function jsonBytes(value: unknown, suffix = ''): string | Buffer {
   return out.end();
 }
 
+/**
+ * A value's JSON written already (by `jsonBytes`), which a later `jsonBytes` of an answer holding it
+ * copies as it is. The Executor hands /graphql a planned answer this way (graphql/executor.ts).
+ */
+export class WrittenJson {
+  constructor(readonly json: string | Buffer) {}
+
+  /** For any other serializer (JSON.stringify), the value again: correct, but parsed anew. */
+  toJSON(): unknown {
+    return JSON.parse(this.json.toString());
+  }
+}
+
 /** The Content-Type Fastify gives the JSON it serializes itself. */
 export const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -37,6 +50,14 @@ class Pieces {
       this.done.push(Buffer.from(this.text));
       this.text = '';
     }
+  }
+
+  /** JSON written already: text joins the current piece, bytes follow it. */
+  addWritten(w: WrittenJson): void {
+    if (typeof w.json === 'string') return this.add(w.json);
+    if (this.text) this.done.push(Buffer.from(this.text));
+    this.text = '';
+    this.done.push(w.json);
   }
 
   end(): string | Buffer {
@@ -72,7 +93,10 @@ function walk(out: Pieces, v: object): void {
   for (const key of Object.keys(v)) {
     const x = (v as Record<string, unknown>)[key];
     const name = `${first ? '' : ','}${JSON.stringify(key)}:`;
-    if (walkable(x)) {
+    if (x instanceof WrittenJson) {
+      out.add(name);
+      out.addWritten(x);
+    } else if (walkable(x)) {
       out.add(name);
       walk(out, x);
     } else {

@@ -9,9 +9,10 @@ import { Agent, type RequestOptions, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { sql } from 'kysely';
-import { FIRST_PAGE_QUERY } from '../../bench/scenarios.js';
+import { FIRST_PAGE_QUERY, NESTED_QUERY } from '../../bench/scenarios.js';
 import { buildApp } from '../../src/app.js';
 import { createDatabase } from '../../src/db/database.js';
+import { Admission } from '../../src/http/admission.js';
 
 const args = JSON.parse(process.argv[2]) as {
   url?: string;
@@ -26,7 +27,9 @@ if (!gc) throw new Error('start this with node --expose-gc');
 const database = args.url
   ? await createDatabase({ url: args.url })
   : await createDatabase({ dataDir: 'memory://', loadDataDir: new Blob([readFileSync(args.dump!)]) });
-const app = await buildApp({ database });
+// Large operations (the nested query) take turns one at a time, so that they can be made to wait.
+const large = new Admission({ slots: 1, maxWaitMs: 60_000 }, 'large');
+const app = await buildApp({ database, largeAdmission: large });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const { port } = app.server.address() as AddressInfo;
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -69,6 +72,23 @@ const graphql = () =>
     graphqlBody,
   );
 
+/** The nested query (cost 6,100: a large operation), on sockets of its own so that several can wait at once. */
+const nestedAgent = new Agent({ keepAlive: true, maxSockets: 8 });
+const nestedBody = JSON.stringify({
+  query: NESTED_QUERY,
+  variables: { orgId: args.orgId, portfolioId: args.portfolioId, projects: 100, contacts: 10, parcels: 5 },
+});
+const nested = () =>
+  send(
+    {
+      method: 'POST',
+      path: '/graphql',
+      agent: nestedAgent,
+      headers: { 'x-api-key': args.apiKey, 'content-type': 'application/json' },
+    },
+    nestedBody,
+  );
+
 /** 1000 rows of about 130 bytes each, read through the app's database handle (pg on Postgres). */
 const rows = async () =>
   (
@@ -98,6 +118,30 @@ async function survivors(work: () => Promise<number>, times: number): Promise<nu
   return kept.sort((a, b) => a - b)[4];
 }
 
+/**
+ * As `survivors`, for `times` nested queries that waited for the large slot while two young
+ * collections put what they had made so far (their contexts, the frames that wait) in the old
+ * generation, then ran one after another.
+ */
+async function survivorsAfterWaiting(times: number): Promise<number> {
+  for (let i = 0; i < 10; i++) await nested();
+  gc!();
+  const kept: number[] = [];
+  for (let round = 0; round < 8; round++) {
+    const release = await large.acquire();
+    const pending = Array.from({ length: times }, () => nested());
+    while (large.load.waiting < times) await new Promise((r) => setTimeout(r, 5));
+    gc!({ type: 'minor' });
+    gc!({ type: 'minor' });
+    release();
+    await Promise.all(pending);
+    await tick();
+    gc!({ type: 'minor' });
+    kept.push(youngBytes());
+  }
+  return kept.sort((a, b) => a - b)[4];
+}
+
 const pageBytes = await page();
 const graphqlBytes = await graphql();
 const out = {
@@ -106,7 +150,10 @@ const out = {
   page: { once: await survivors(page, 1), tenTimes: await survivors(page, 10) },
   graphql: { once: await survivors(graphql, 1), tenTimes: await survivors(graphql, 10) },
   rows: { once: await survivors(rows, 1), tenTimes: await survivors(rows, 10) },
+  nestedBytes: await nested(),
+  nested: { once: await survivors(nested, 1), waitedEight: await survivorsAfterWaiting(8) },
 };
+nestedAgent.destroy();
 agent.destroy();
 await app.close();
 await database.close();

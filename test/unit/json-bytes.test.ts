@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { jsonBytes } from '../../src/http/json-bytes.js';
+import { jsonBytes, WrittenJson } from '../../src/http/json-bytes.js';
 
 /** jsonBytes must write exactly the bytes of JSON.stringify's text, whichever form it returns. */
 function same(value: unknown, suffix = '') {
@@ -100,5 +100,23 @@ describe('jsonBytes writes what JSON.stringify writes', () => {
     for (let i = 0; i < 300; i++) if (Buffer.isBuffer(same(tree(0), i % 2 ? '\n' : ''))) pieces++;
     // Enough of them span several pieces for the boundaries to be tested too.
     expect(pieces).toBeGreaterThan(20);
+  });
+});
+
+describe('JSON written already', () => {
+  // A planned /graphql answer arrives as WrittenJson (graphql/executor.ts), as text or as bytes.
+  const page = { nodes: Array.from({ length: 400 }, (_, i) => record(i)) };
+  test('is copied as it is, small or large, with the answer around it', () => {
+    for (const data of [{ a: 1 }, page]) {
+      for (const written of [jsonBytes(data), Buffer.from(jsonBytes(data) as string)]) {
+        const got = jsonBytes({ data: new WrittenJson(written), extensions: { n: 1 } }, '\n');
+        const want = `${JSON.stringify({ data, extensions: { n: 1 } })}\n`;
+        expect(Buffer.from(got as string).equals(Buffer.from(want))).toBe(true);
+      }
+    }
+  });
+
+  test('any other serializer still gets the value', () => {
+    expect(JSON.stringify({ data: new WrittenJson(Buffer.from('{"x":[1,"é"]}')) })).toBe('{"data":{"x":[1,"é"]}}');
   });
 });
