@@ -54,7 +54,10 @@ class Pieces {
 
   /** JSON written already: text joins the current piece, bytes follow it. */
   addWritten(w: WrittenJson): void {
-    if (typeof w.json === 'string') return this.add(w.json);
+    if (typeof w.json === 'string') {
+      this.add(w.json);
+      return;
+    }
     if (this.text) this.done.push(Buffer.from(this.text));
     this.text = '';
     this.done.push(w.json);

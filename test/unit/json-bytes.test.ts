@@ -117,6 +117,8 @@ describe('JSON written already', () => {
   });
 
   test('any other serializer still gets the value', () => {
-    expect(JSON.stringify({ data: new WrittenJson(Buffer.from('{"x":[1,"é"]}')) })).toBe('{"data":{"x":[1,"é"]}}');
+    expect(JSON.stringify({ data: new WrittenJson(Buffer.from('{"x":[1,"é"]}')) })).toBe(
+      '{"data":{"x":[1,"é"]}}',
+    );
   });
 });

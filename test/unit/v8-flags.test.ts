@@ -54,8 +54,8 @@ function growthFactors(withSettings: boolean, nodeFlags: string[] = []): number[
     { cwd: PACKAGE_ROOT, encoding: 'utf8' },
   );
   expect(child.status, child.stderr).toBe(0);
-  return [...`${child.stdout}${child.stderr}`.matchAll(/\[HeapController\] Limit: .*\((\d+\.\d)\)/g)].map((m) =>
-    Number(m[1]),
+  return [...`${child.stdout}${child.stderr}`.matchAll(/\[HeapController\] Limit: .*\((\d+\.\d)\)/g)].map(
+    (m) => Number(m[1]),
   );
 }
 
