@@ -76,7 +76,8 @@ export function installAuth(
   });
   // Once answered, the request (kept until a full collection if it is old) lets go of its context,
   // and with it what the context read: see admittedContext. Registered after the hooks that read it.
-  app.addHook('onResponse', async (req) => {
+  app.addHook('onResponse', (req, _reply, done) => {
     (req as { ctx: Context | null }).ctx = null;
+    done();
   });
 }
