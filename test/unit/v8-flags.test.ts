@@ -20,7 +20,10 @@ function youngGrowth(withSettings: boolean): number {
   return (JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { youngGrew: number }).youngGrew;
 }
 
-test('with the server’s V8 settings, a site whose objects survive is still allocated young', () => {
+// Each test starts node processes of its own (up to five): seconds on a loaded machine.
+const SPAWNS = { timeout: 60_000 };
+
+test('with the server’s V8 settings, a site whose objects survive is still allocated young', SPAWNS, () => {
   expect(youngGrowth(true)).toBeGreaterThan(4_000_000);
 });
 
@@ -28,6 +31,7 @@ test('with the server’s V8 settings, a site whose objects survive is still all
 // loaded machine, so up to five runs are made and one must show it.
 test.runIf(process.versions.node.startsWith('20.'))(
   'without them, Node 20 pretenures it (so the probe can tell the difference)',
+  SPAWNS,
   () => {
     const runs: number[] = [];
     while (runs.length < 5 && !runs.some((b) => b < 1_000_000)) runs.push(youngGrowth(false));
@@ -59,15 +63,19 @@ function growthFactors(withSettings: boolean, nodeFlags: string[] = []): number[
   );
 }
 
-test('with the server’s V8 settings, the old generation grows by at most 3× what a full collection left', () => {
-  const factors = growthFactors(true);
-  expect(factors.length).toBeGreaterThan(0);
-  expect(new Set(factors)).toEqual(new Set([3]));
-  // V8's own choice on this machine is up to 4×, so the probe can tell the difference.
-  expect(Math.max(...growthFactors(false))).toBeGreaterThan(3);
-});
+test(
+  'with the server’s V8 settings, the old generation grows by at most 3× what a full collection left',
+  SPAWNS,
+  () => {
+    const factors = growthFactors(true);
+    expect(factors.length).toBeGreaterThan(0);
+    expect(new Set(factors)).toEqual(new Set([3]));
+    // V8's own choice on this machine is up to 4×, so the probe can tell the difference.
+    expect(Math.max(...growthFactors(false))).toBeGreaterThan(3);
+  },
+);
 
-test('an operator’s own setting on node’s command line is kept', () => {
+test('an operator’s own setting on node’s command line is kept', SPAWNS, () => {
   expect(new Set(growthFactors(true, ['--heap-growing-percent=100']))).toEqual(new Set([2]));
   expect(new Set(growthFactors(true, ['--heap_growing_percent=50']))).toEqual(new Set([1.5]));
   // The command line is the only place: Node refuses both options in NODE_OPTIONS (docs/operations.md).
