@@ -115,8 +115,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }),
   );
   const webhooks = { allowPrivateTargets: opts.webhooks?.allowPrivateTargets ?? false };
-  app.addHook('preHandler', async (req) => {
+  app.addHook('preHandler', (req, _reply, done) => {
     if (req.ctx) req.ctx.webhooks = webhooks;
+    done();
   });
   // After auth: heavy and large requests get `ctx.admit(tier)`.
   const tier = (
@@ -179,14 +180,16 @@ function createServer(opts: AppOptions, metrics: Metrics): FastifyInstance {
   installObservability(app, metrics);
   // Every request counts its own SQL statements (see forRequest).
   app.decorateRequest('statements', null as unknown as StatementCounter);
-  app.addHook('onRequest', async (req) => {
+  // Hooks that never wait take Fastify's callback form: an async one costs every request a promise.
+  app.addHook('onRequest', (req, _reply, done) => {
     // With tracing on, the request's statements hang under its spans (observability/http.ts ran first).
     req.statements = req.obs?.trace ? { count: 0, trace: req.obs.trace } : { count: 0 };
+    done();
   });
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
     if (opts.exposeStatementCount) reply.header('x-sql-statements', String(req.statements.count));
-    return asBytes(payload);
+    done(null, asBytes(payload));
   });
   // Bodies are JSON only: without this, Fastify's default text/plain parser would turn a
   // wrongly-typed body into a 400 about its shape instead of a 415 about its type.

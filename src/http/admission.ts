@@ -132,12 +132,14 @@ export function installAdmission(
   onWaited?: (tier: AdmissionTier, seconds: number) => void,
 ): void {
   if (!tiers.heavy.enabled && !tiers.large.enabled) return;
-  app.addHook('preHandler', async (req, reply) => {
+  app.addHook('preHandler', (req, reply, done) => {
     if (req.ctx) req.ctx.admit = admitter(req, reply, tiers, onWaited);
+    done();
   });
   // Also here: a response that never emits 'close' (inject()) still gives its slot back.
-  app.addHook('onResponse', async (req) => {
+  app.addHook('onResponse', (req, _reply, done) => {
     req.releaseSlot?.();
+    done();
   });
 }
 

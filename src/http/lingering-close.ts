@@ -18,10 +18,10 @@ export function installLingeringClose(
   app: FastifyInstance,
   bounds = { maxBytes: LINGER_MAX_BYTES, maxMs: LINGER_MAX_MS },
 ): void {
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     const raw = req.raw;
     // inject() has no socket to linger on, and its requests never report themselves complete.
-    if (raw.complete || raw.readableEnded || !(raw.socket instanceof Socket)) return payload;
+    if (raw.complete || raw.readableEnded || !(raw.socket instanceof Socket)) return done(null, payload);
     // Without this header Node keeps the socket and drains the body (a keep-alive connection does).
     reply.removeHeader('connection');
     const socket = raw.socket;
@@ -46,6 +46,6 @@ export function installLingeringClose(
     raw.once('end', stop);
     socket.once('close', stop);
     raw.resume();
-    return payload;
+    done(null, payload);
   });
 }

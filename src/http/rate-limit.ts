@@ -139,11 +139,11 @@ export function installRateLimit(
     }
   });
   // Authentication sets req.ctx; a 401 means the key is unknown or was revoked since.
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const hash = presentedKeyHash(req);
-    if (hash === undefined) return;
-    if (req.ctx) known.add(hash);
-    else if (reply.statusCode === 401) known.delete(hash);
+    if (hash !== undefined && req.ctx) known.add(hash);
+    else if (hash !== undefined && reply.statusCode === 401) known.delete(hash);
+    done();
   });
 }
 

@@ -89,9 +89,9 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
     }
     done();
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const o = req.obs;
-    if (!o) return;
+    if (!o) return done();
     const status = reply.statusCode;
     const statements = req.statements?.count ?? 0;
     metrics.observeRequest({
@@ -138,5 +138,6 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
       if (status >= 500) o.span.setStatus({ code: SpanStatusCode.ERROR });
       o.span.end();
     }
+    done();
   });
 }

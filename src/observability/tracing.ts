@@ -83,13 +83,22 @@ async function ending<T>(span: Span, run: Promise<T>): Promise<T> {
  * The span of one GraphQL operation (REST routes run one too): its name and type, never variables.
  * While it runs it is the request's parent for loader batches and statements.
  */
-export async function operationSpan<T extends { errors?: readonly unknown[] }>(
+export function operationSpan<T extends { errors?: readonly unknown[] }>(
   type: string,
   name: string,
   requestTrace: RequestTrace | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
-  if (!on) return fn();
+  // Not async itself: with tracing off, the operation's own promise is the caller's.
+  return on ? inOperationSpan(type, name, requestTrace, fn) : fn();
+}
+
+async function inOperationSpan<T extends { errors?: readonly unknown[] }>(
+  type: string,
+  name: string,
+  requestTrace: RequestTrace | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
   const t = requestTrace ?? { parent: ROOT_CONTEXT };
   const outer = t.parent;
   const span = tracer().startSpan(

@@ -76,7 +76,9 @@ export function registerRest(app: FastifyInstance, executor: Executor): void {
         if (out === undefined) return reply.status(200).send();
         // A record's version, for If-Match on a later PUT. Only a header: the body is the spec's.
         if (route.returns === 'record') reply.header('ETag', etagOf((out as RecordOut).updated_at));
-        return reply.status(200).type(JSON_UTF8).send(jsonBytes(out));
+        // Returned, not sent: an async handler that returns the reply waits on it (Reply.then).
+        reply.status(200).type(JSON_UTF8);
+        return jsonBytes(out);
       },
     });
   }
