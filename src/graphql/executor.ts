@@ -20,7 +20,8 @@ import { operationSpan } from '../observability/tracing.js';
 import { appErrorOf, rejection } from './errors.js';
 import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { compileOrNull, JitCache, type JitOptions } from './jit.js';
-import { enforceMeasured, type GraphQLLimits, measureOperation } from './limits.js';
+import { enforceMeasured, type GraphQLLimits } from './limits.js';
+import { measureRemembered } from './measure-memo.js';
 import { PlanCache } from './plan/cache.js';
 import { NotPlanned, runPlan } from './plan/run.js';
 
@@ -130,7 +131,7 @@ export class Executor {
       vars = getVariableValues(this.schema, op.operation.variableDefinitions ?? [], variables, {
         maxErrors: 50,
       });
-      const measure = measureOperation(this.schema, op.document, op.operation, vars.coerced ?? {});
+      const measure = measureRemembered(this.schema, op.document, op.operation, vars.coerced ?? {});
       const { cost } = enforceMeasured(this.limits, measure);
       if (cost > opts.heavyCost) tier = 'heavy';
       else if (opts.largeCost !== undefined && cost > opts.largeCost) tier = 'large';

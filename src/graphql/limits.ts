@@ -6,7 +6,6 @@ import {
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
-  getArgumentValues,
   getNamedType,
   getVariableValues,
   isAbstractType,
@@ -23,6 +22,7 @@ import {
   type SelectionSetNode,
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
+  valueFromAST,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE } from '../pagination/connection.js';
 
@@ -169,6 +169,28 @@ interface Tally {
   topFields: number;
 }
 
+/** The arguments that size a connection's page: a measure reads variables through these alone. */
+export const PAGE_SIZE_ARGS = ['first', 'last'] as const;
+
+/**
+ * One page-size argument's value as graphql-js coerces it for execution (a variable's coerced
+ * value, or the argument's default when it is absent). Only this argument is coerced: the others
+ * do not change the cost, and execution refuses any that are wrong before resolving anything.
+ */
+function pageSizeArgument(
+  def: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+  name: (typeof PAGE_SIZE_ARGS)[number],
+  variables: Record<string, unknown>,
+): unknown {
+  const arg = def.args.find((a) => a.name === name);
+  if (!arg) return undefined;
+  const given = node.arguments?.find((a) => a.name.value === name)?.value;
+  if (!given) return arg.defaultValue;
+  if (given.kind === Kind.VARIABLE && !Object.hasOwn(variables, given.name.value)) return arg.defaultValue;
+  return valueFromAST(given, arg.type, variables);
+}
+
 const zero = (): Tally => ({ depth: 0, cost: 0, aliases: 0, fields: 0, topFields: 0 });
 
 /** The names of the fragments a fragment spreads, directly or inside nested selections. */
@@ -246,13 +268,9 @@ export function measureOperation(
   };
 
   const pageSize = (def: GraphQLField<unknown, unknown>, node: FieldNode) => {
-    let args: Record<string, unknown>;
-    try {
-      args = getArgumentValues(def, node, variables);
-    } catch {
-      return DEFAULT_PAGE_SIZE; // execution refuses these arguments before resolving anything
-    }
-    const sizes = [args.first, args.last].filter((v): v is number => typeof v === 'number');
+    const sizes = PAGE_SIZE_ARGS.map((name) => pageSizeArgument(def, node, name, variables)).filter(
+      (v): v is number => typeof v === 'number',
+    );
     return sizes.length ? Math.max(0, ...sizes) : DEFAULT_PAGE_SIZE;
   };
 
