@@ -1,7 +1,7 @@
 /**
  * The raw floor the gateway is measured against: node:http + pg, no framework, no GraphQL, no
  * Kysely. It serves the benchmark's read scenarios with the SQL statements the gateway sends (the
- * same texts as src/modules/auth/repository.ts findViewerByKey, records/repository.ts pagesFor,
+ * same texts as src/modules/auth/repository.ts findViewerByHash, records/repository.ts pagesFor,
  * org/repository.ts listPortfolios and listOrgUsers, schema/repository.ts schemasByKeys), keeps the
  * same process cache of per-org data keyed by the org version the key lookup returns (like
  * src/db/org-cache.ts), checks access and cursors the same way, and answers with bodies equal to the
@@ -24,90 +24,22 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import pg from 'pg';
 import { isoString, parseTimestamptz } from '../src/db/timestamps.js';
 import { jsonBytes } from '../src/http/json-bytes.js';
+import {
+  AUTH_SQL,
+  type Kind,
+  LIST,
+  ORG_USERS_SQL,
+  PORTFOLIOS_SQL,
+  pagesSql,
+  SCHEMA_SQL,
+  STAMP_SQL,
+} from './baseline-sql.js';
 
 // The gateway's timestamptz parser (src/db/database.ts), so the floor reads rows no slower than it.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
-type Kind = 'project' | 'parcel' | 'contact';
-const TABLE: Record<Kind, string> = { project: 'projects', parcel: 'parcels', contact: 'contacts' };
-
 interface Queryable {
   query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-}
-
-// ---- SQL: the texts the gateway sends (Kysely's output), with positional parameters ----
-
-const AUTH_SQL = `
-    /* sdg:cross-tenant */
-    with touched as (
-      update api_keys set last_used_at = now()
-      where key_hash = $1 and revoked_at is null
-        and (last_used_at is null or last_used_at < now() - $2::interval)
-      returning id
-    )
-    select u.id, u.email, u.name,
-      coalesce((select json_agg(json_build_object('org', m.org_id, 'role', m.role)) from org_members m where m.user_id = u.id), '[]') as roles,
-      coalesce((select json_agg(json_build_object('org', g.org_id, 'portfolio', g.portfolio_id)) from portfolio_guests g where g.user_id = u.id), '[]') as guest,
-      coalesce((select json_object_agg(v.org_id, v.version) from org_versions v where v.org_id in (
-        select m.org_id from org_members m where m.user_id = u.id
-        union select g.org_id from portfolio_guests g where g.user_id = u.id)), '{}') as versions
-    from api_keys k join users u on u.id = k.user_id
-    where k.key_hash = $3 and k.revoked_at is null`;
-
-const PORTFOLIOS_SQL =
-  'select "org_id", "id", "name", "created_at" from "portfolios" where "org_id" = $1 order by "created_at", "id"';
-
-const placeholders = (from: number, n: number) =>
-  Array.from({ length: n }, (_, i) => `$${from + i}`).join(', ');
-
-const SCHEMA_SQL = (kinds: number) =>
-  `select * from "property_defs" where "org_id" in ($1) and "kind" in (${placeholders(2, kinds)}) order by "position", "id"`;
-
-const ORG_USERS_SQL = `
-    select u.id, u.email, u.name, m.role from org_members m join users u on u.id = m.user_id
-    where m.org_id = $1
-    union
-    select distinct u.id, u.email, u.name, 'guest' from portfolio_guests g join users u on u.id = g.user_id
-    where g.org_id = $2 and not exists (select 1 from org_members m2 where m2.org_id = $3 and m2.user_id = g.user_id)
-    order by name, id`;
-
-interface ListSql {
-  child: Kind;
-  link?: { table: string; parentCol: string; childCol: string };
-  parentCol: string;
-}
-const LIST: Record<'portfolio-projects' | 'project-contacts' | 'contact-parcels', ListSql> = {
-  'portfolio-projects': { child: 'project', parentCol: 'portfolio_id' },
-  'project-contacts': {
-    child: 'contact',
-    parentCol: 'project_id',
-    link: { table: 'project_contacts', parentCol: 'project_id', childCol: 'contact_id' },
-  },
-  'contact-parcels': {
-    child: 'parcel',
-    parentCol: 'contact_id',
-    link: { table: 'parcel_contacts', parentCol: 'contact_id', childCol: 'parcel_id' },
-  },
-};
-
-const cols = (kind: Kind) =>
-  `"c".org_id, "c".portfolio_id, "c".id, "c".properties, "c".created_at, "c".updated_at${kind === 'project' ? ', "c".location' : ''}`;
-
-/** pagesFor's statement (plain order, no filter): the parents with their bounds as unnested arrays, each LATERAL-joined to its page. */
-function pagesSql(list: ListSql): string {
-  const inner = list.link
-    ? `
-      select ${cols(list.child)}, l.linked_at as sort_at, l.linked_at as linked_at
-      from "${list.link.table}" l join "${TABLE[list.child]}" c on c.org_id = $1 and c.id = "l"."${list.link.childCol}"
-      where l.org_id = $1 and "l"."${list.link.parentCol}" = p.parent_id and (l.linked_at, "l"."${list.link.childCol}") > (p.b0, p.b1)
-      order by l.linked_at asc, "l"."${list.link.childCol}" asc limit p.lim`
-    : `
-      select ${cols(list.child)}, c.created_at as sort_at, null::timestamptz as linked_at
-      from "${TABLE[list.child]}" c where c.org_id = $1 and c."${list.parentCol}" = p.parent_id and (c.created_at, c.id) > (p.b0, p.b1)
-      order by c.created_at asc, c.id asc limit p.lim`;
-  return `
-    select p.ord, x.* from unnest($2::int[], $3::text[], $4::timestamptz[], $5::text[], $6::int[]) as p(ord, parent_id, b0, b1, lim)
-    cross join lateral (${inner}) x`;
 }
 
 /** Per-org data keyed by (org, version), as src/db/org-cache.ts keeps it: never stale, LRU-bounded. */
@@ -222,19 +154,22 @@ class Request {
     return (await this.pool.query<R>(text, values)).rows;
   }
 
-  /** findViewerByKey: access, and the caller's org versions that key the cache. */
+  /** findViewerByHash: access, and the caller's org versions that key the cache. */
   async auth(key: string | string[] | undefined): Promise<Caller> {
     if (typeof key !== 'string' || !/^[A-Za-z0-9_-]{16,200}$/.test(key))
       throw new HttpError(401, 'UNAUTHENTICATED', 'Send your API key in the X-API-Key header.');
     const hash = createHash('sha256').update(key).digest('hex');
     const rows = await this.q<{
+      key_id: string;
+      stale: boolean;
       id: string;
       roles: { org: string; role: string }[];
       guest: { org: string; portfolio: string }[];
       versions: Record<string, number>;
-    }>(AUTH_SQL, [hash, '60 seconds', hash]);
+    }>(AUTH_SQL, ['60 seconds', hash]);
     if (!rows[0])
       throw new HttpError(401, 'UNAUTHENTICATED', 'The API key in X-API-Key is unknown or revoked.');
+    if (rows[0].stale) await this.q(STAMP_SQL, [rows[0].key_id, '60 seconds']);
     const member = new Set(rows[0].roles.map((r) => r.org));
     const guest = new Set(rows[0].guest.map((g) => `${g.org}\0${g.portfolio}`));
     return {
@@ -260,13 +195,15 @@ class Request {
     const out: Row[][] = parents.map(() => []);
     if (!parents.length) return out;
     // One org per batch, as the gateway's loaders batch.
+    const orgId = parents[0].orgId;
     const params = [
-      parents[0].orgId,
       parents.map((_, i) => i),
       parents.map((p) => p.id),
       parents.map(() => (bound ? new Date(bound[0]).toISOString() : '-infinity')),
       parents.map(() => bound?.[1] ?? ''),
       parents.map(() => limit + 1),
+      orgId,
+      ...(LIST[listName].link ? [orgId] : []),
     ];
     for (const r of await this.q<Row>(pagesSql(LIST[listName]), params)) out[r.ord].push(r);
     return out;
