@@ -42,7 +42,7 @@ export function toMarkdown(r: BenchResults): string {
     );
     L.push('');
     L.push(
-      "Each cell: req/s ratio (higher is better), then in brackets how many times the baseline's server CPU time per request the gateway spends (lower is better; steadier than req/s on a busy machine).",
+      `Each cell: req/s ratio (higher is better)${(r.options.rounds ?? 1) > 1 ? `, the median of ${r.options.rounds} alternating rounds with their range` : ''}, then in brackets how many times the baseline's server CPU time per request the gateway spends (lower is better; steadier than req/s on a busy machine).`,
     );
     L.push('');
     L.push(`| Scenario | ${r.options.connections.map((x) => `${x} conn`).join(' | ')} | target |`);
@@ -51,7 +51,10 @@ export function toMarkdown(r: BenchResults): string {
       const cells = r.options.connections.map((cc) => {
         const run = s.runs.find((x) => x.connections === cc);
         if (run?.ratio === undefined) return '–';
-        return `**${run.ratio.toFixed(2)}×**${run.cpuRatio !== undefined ? ` (cpu ${run.cpuRatio.toFixed(1)}×)` : ''}`;
+        const range = run.roundRatios
+          ? ` [${Math.min(...run.roundRatios).toFixed(2)}–${Math.max(...run.roundRatios).toFixed(2)}]`
+          : '';
+        return `**${run.ratio.toFixed(2)}×**${range}${run.cpuRatio !== undefined ? ` (cpu ${run.cpuRatio.toFixed(1)}×)` : ''}`;
       });
       L.push(`| ${s.id}. ${s.title} | ${cells.join(' | ')} | ${s.id === '7' ? '≥ 0.5×' : '≥ 0.6×'} |`);
     }

@@ -51,7 +51,9 @@ const HELP = `npm run bench -- [options]
   --peers              instead of the scenarios above: the nested query (7) on the gateway, PostGraphile 5
                        and the raw floor, all on Node 22, answers checked equal, then alternating rounds
                        (Postgres only; installs bench/peers with npm ci on first use; see bench/README.md)
-  --rounds <n>         with --peers: rounds per concurrency (default 3)
+  --rounds <n>         with --peers: rounds per concurrency (default 3); with the scenarios above:
+                       alternating gateway and floor runs per scenario and concurrency, each ratio the
+                       median of the rounds' (default 1; Postgres only)
   --label <name>       suffix for the result files
   --no-write           print the table, write no result files
   --compression        instead of the scenarios above: scenario 1 without Accept-Encoding, with gzip
@@ -249,7 +251,13 @@ async function main() {
     });
     return;
   }
-  if (v.rounds) throw new Error('--rounds only applies with --peers');
+  if (v.rounds) {
+    if (o.backend !== 'postgres' || !o.baseline)
+      throw new Error(
+        '--rounds alternates the gateway and the raw floor, which run side by side on Postgres only: drop --pglite and --no-baseline.',
+      );
+    o.rounds = Math.round(num('rounds', v.rounds, 1));
+  }
   const results = await runBench(o);
   const md = toMarkdown(results);
   process.stdout.write(`\n${md}\n`);

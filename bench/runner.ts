@@ -49,6 +49,11 @@ export interface BenchOptions {
   warmup: number;
   /** Heavy scenarios (3, 7) are measured by this many requests per connection, not by duration. */
   heavyRequestsPerConnection: number;
+  /**
+   * On Postgres: runs per scenario and concurrency of each server, alternating gateway and floor;
+   * the ratios are the median of each round's. One when absent.
+   */
+  rounds?: number;
   /** Scenario ids to run; all when empty. */
   only: string[];
   baseline: boolean;
@@ -113,6 +118,8 @@ export interface ScenarioResult {
     ratio?: number;
     /** Gateway CPU per request ÷ baseline CPU per request: steadier than req/s on a busy machine. */
     cpuRatio?: number;
+    /** With more than one round: each round's req/s ratio, in the order run (`ratio` is their median). */
+    roundRatios?: number[];
   }[];
 }
 
@@ -134,6 +141,11 @@ export interface BenchResults {
 }
 
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : undefined);
+const medianOf = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
 
 const say = (o: Pick<BenchOptions, 'quiet'>, line: string) => {
   if (!o.quiet) process.stderr.write(`${line}\n`);
@@ -307,6 +319,31 @@ export async function scenarioContext(url: string, p: PreparedDataset): Promise<
   };
 }
 
+/**
+ * One scenario and concurrency over its rounds: the gateway's and floor's runs of the median round
+ * (by req/s ratio), and the median of each round's ratios. One round is that round.
+ */
+function summarizeRounds(
+  connections: number,
+  pairs: { g: Measured; b?: Measured }[],
+): ScenarioResult['runs'][number] {
+  const withFloor = pairs.filter((p): p is { g: Measured; b: Measured } => p.b !== undefined);
+  if (!withFloor.length) return { connections, gateway: pairs[0].g };
+  const ratios = withFloor.map((p) => ratio(p.g.rps, p.b.rps) ?? 0);
+  const cpuRatios = withFloor.map((p) => ratio(p.g.cpuMsPerRequest, p.b.cpuMsPerRequest) ?? 0);
+  const mid = [...withFloor].sort((x, y) => x.g.rps / x.b.rps - y.g.rps / y.b.rps)[
+    Math.floor((withFloor.length - 1) / 2)
+  ];
+  return {
+    connections,
+    gateway: mid.g,
+    baseline: mid.b,
+    ratio: Math.round(medianOf(ratios) * 100) / 100,
+    cpuRatio: Math.round(medianOf(cpuRatios) * 100) / 100,
+    ...(withFloor.length > 1 ? { roundRatios: ratios } : {}),
+  };
+}
+
 /** Seeds (or reuses) the dataset, starts the servers, probes and loads every scenario, evaluates the targets. */
 export async function runBench(o: BenchOptions): Promise<BenchResults> {
   const startedAt = new Date().toISOString();
@@ -450,19 +487,21 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
     for (const s of loadOrder) {
       const r = results.find((x) => x.id === s.id)!;
       for (const c of o.connections) {
-        const g = await measure(gateway, s, s.gateway(ctx), c);
-        gatewayPeak = Math.max(gatewayPeak, g.peakRssMb);
-        line(s.id, 'gateway', g);
-        const run: ScenarioResult['runs'][number] = { connections: c, gateway: g };
-        if (s.baseline && baseline && together) {
-          const b = await measure(baseline, s, s.baseline(ctx), c);
-          baselinePeak = Math.max(baselinePeak, b.peakRssMb);
-          line(s.id, 'baseline', b);
-          run.baseline = b;
-          run.ratio = ratio(g.rps, b.rps);
-          run.cpuRatio = ratio(g.cpuMsPerRequest, b.cpuMsPerRequest);
+        // Alternating rounds: a machine whose speed drifts moves both servers of a round alike.
+        const pairs: { g: Measured; b?: Measured }[] = [];
+        const floor = s.baseline && together ? baseline : undefined;
+        for (let round = 0; round < (floor ? (o.rounds ?? 1) : 1); round++) {
+          const g = await measure(gateway, s, s.gateway(ctx), c);
+          gatewayPeak = Math.max(gatewayPeak, g.peakRssMb);
+          line(s.id, 'gateway', g);
+          const b = floor ? await measure(floor, s, s.baseline!(ctx), c) : undefined;
+          if (b) {
+            baselinePeak = Math.max(baselinePeak, b.peakRssMb);
+            line(s.id, 'baseline', b);
+          }
+          pairs.push({ g, b });
         }
-        r.runs.push(run);
+        r.runs.push(summarizeRounds(c, pairs));
       }
     }
     const gatewayExit = await gateway.stop();
@@ -511,6 +550,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResults> {
         duration: o.duration,
         warmup: o.warmup,
         heavyRequestsPerConnection: o.heavyRequestsPerConnection,
+        ...(o.rounds && o.rounds > 1 ? { rounds: o.rounds } : {}),
         only: o.only,
         baseline: o.baseline,
         filters: o.filters,
