@@ -4,10 +4,11 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { backend, createScratchDatabase, seededSnapshot } from './helpers/database.js';
 
 /**
- * Finished requests leave nothing for V8's young-generation collector to keep. Three things did: the
+ * Finished requests leave nothing for V8's young-generation collector to keep. Four things did: the
  * async admission hook's `ctx.admit` closure (src/http/admission.ts), pg's promise form with its
- * query_timeout (src/db/database.ts), and, for /graphql, Apollo's gateway hook
- * (src/graphql/apollo-executor.ts). Each kept every request's rows, records and answer alive
+ * query_timeout (src/db/database.ts), for /graphql Apollo's gateway hook
+ * (src/graphql/apollo-executor.ts), and the old context of a request that waited for its admission
+ * slot (src/context.ts, admittedContext). Each kept every request's rows, records and answer alive
  * through the young collections that followed, so V8 copied them and then promoted them to the old
  * generation: on the bench's REST page about 30% of the gateway's Node CPU, half its gap to the floor.
  *
