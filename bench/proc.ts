@@ -80,6 +80,9 @@ export function machineCpuSeconds(): { busy: number; total: number } {
  * A server under test, in its own process. Memory comes from /proc: VmRSS sampled while load runs,
  * and VmHWM (the kernel's peak), reset before each measured run by writing 5 to clear_refs.
  */
+/** How much of a server's output a failed start quotes. */
+const OUTPUT_TAIL_CHARS = 4_000;
+
 export class ServerProcess {
   readonly url: string;
   /** performance.now() at spawn, and at the first measuring window: a profile's start-up lies before it. */
@@ -91,6 +94,7 @@ export class ServerProcess {
   private sampledPeakKb = 0;
   private cpuAtStart = 0;
   private rssAtStartKb = 0;
+  private outputTail = '';
 
   constructor(
     readonly name: string,
@@ -108,6 +112,12 @@ export class ServerProcess {
     const log = createWriteStream(logFile);
     this.child.stdout!.pipe(log);
     this.child.stderr!.pipe(log);
+    // Kept for the error of a failed start: a test's log folder is gone by the time anyone reads it.
+    const keep = (chunk: Buffer) => {
+      this.outputTail = (this.outputTail + chunk.toString()).slice(-OUTPUT_TAIL_CHARS);
+    };
+    this.child.stdout!.on('data', keep);
+    this.child.stderr!.on('data', keep);
     this.exited = new Promise((ok) => this.child.on('exit', (code) => ok(code)));
   }
 
@@ -123,10 +133,13 @@ export class ServerProcess {
       dead = true;
     });
     while (Date.now() < deadline) {
-      if (dead)
+      if (dead) {
+        // Its last output may still be on its way through the pipes.
+        await new Promise((r) => setTimeout(r, 200));
         throw new Error(
-          `${this.name} exited during start-up (exit code ${this.child.exitCode}); see its log`,
+          `${this.name} exited during start-up (exit code ${this.child.exitCode}); its last output:\n${this.outputTail || '(none)'}`,
         );
+      }
       try {
         const r = await fetch(`${this.url}/healthz`);
         if (r.ok) return;
