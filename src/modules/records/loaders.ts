@@ -49,24 +49,26 @@ function groupedBatch<K, V>(
   fetch: (group: K[]) => Promise<V[]>,
 ): (keys: readonly K[]) => Promise<V[]> {
   return async (keys) => {
-    // A key is only equal to another of its own group.
-    const full = (k: K) => `${groupOf(k)}\0${keyOf(k)}`;
+    // A key is only equal to another of its own group. Each key's name is built once: a nested
+    // query's level batches hundreds of them.
+    const names = new Array<string>(keys.length);
     const groups = new Map<string, Map<string, K>>();
-    for (const k of keys) {
+    keys.forEach((k, i) => {
       const g = groupOf(k);
-      if (!groups.has(g)) groups.set(g, new Map());
-      groups.get(g)!.set(full(k), k);
-    }
+      let unique = groups.get(g);
+      if (!unique) groups.set(g, (unique = new Map()));
+      names[i] = `${g}\0${keyOf(k)}`;
+      unique.set(names[i], k);
+    });
     const byKey = new Map<string, V>();
     await Promise.all(
       [...groups.values()].map(async (unique) => {
         const values = await fetch([...unique.values()]);
-        [...unique.keys()].forEach((key, i) => {
-          byKey.set(key, values[i]);
-        });
+        let i = 0;
+        for (const name of unique.keys()) byKey.set(name, values[i++]);
       }),
     );
-    return keys.map((k) => byKey.get(full(k))!);
+    return names.map((name) => byKey.get(name)!);
   };
 }
 
