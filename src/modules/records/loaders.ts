@@ -56,7 +56,10 @@ function groupedBatch<K, V>(
     keys.forEach((k, i) => {
       const g = groupOf(k);
       let unique = groups.get(g);
-      if (!unique) groups.set(g, (unique = new Map()));
+      if (!unique) {
+        unique = new Map();
+        groups.set(g, unique);
+      }
       names[i] = `${g}\0${keyOf(k)}`;
       unique.set(names[i], k);
     });
