@@ -321,9 +321,10 @@ export async function scenarioContext(url: string, p: PreparedDataset): Promise<
 
 /**
  * One scenario and concurrency over its rounds: the gateway's and floor's runs of the median round
- * (by req/s ratio), and the median of each round's ratios. One round is that round.
+ * (by req/s ratio), with the highest peak RSS of any round (the memory targets read it), and the
+ * median of each round's ratios. One round is that round.
  */
-function summarizeRounds(
+export function summarizeRounds(
   connections: number,
   pairs: { g: Measured; b?: Measured }[],
 ): ScenarioResult['runs'][number] {
@@ -334,10 +335,11 @@ function summarizeRounds(
   const mid = [...withFloor].sort((x, y) => x.g.rps / x.b.rps - y.g.rps / y.b.rps)[
     Math.floor((withFloor.length - 1) / 2)
   ];
+  const peak = (runs: Measured[]) => Math.max(...runs.map((m) => m.peakRssMb));
   return {
     connections,
-    gateway: mid.g,
-    baseline: mid.b,
+    gateway: { ...mid.g, peakRssMb: peak(withFloor.map((p) => p.g)) },
+    baseline: { ...mid.b, peakRssMb: peak(withFloor.map((p) => p.b)) },
     ratio: Math.round(medianOf(ratios) * 100) / 100,
     cpuRatio: Math.round(medianOf(cpuRatios) * 100) / 100,
     ...(withFloor.length > 1 ? { roundRatios: ratios } : {}),
