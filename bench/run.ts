@@ -256,7 +256,7 @@ async function main() {
       throw new Error(
         '--rounds alternates the gateway and the raw floor, which run side by side on Postgres only: drop --pglite and --no-baseline.',
       );
-    o.rounds = Math.round(num('rounds', v.rounds, 1));
+    o.rounds = Math.max(1, Math.round(num('rounds', v.rounds, 1)));
   }
   const results = await runBench(o);
   const md = toMarkdown(results);
