@@ -231,6 +231,9 @@ describe('the plan answers exactly as the executor', () => {
       `${QUERY_FIRST} projects(first: $first) { nodes { id values { property { name } } } } } } }`,
       `${QUERY_FIRST} projects(first: $first) { nodes { id @include(if: true) } } } } }`,
       `${QUERY_FIRST} projects(first: $first) { facets(propertyId: "stage") { value count } } } } }`,
+      // An object literal would set the prototype instead of writing this key (plan/literal.ts).
+      `${QUERY_FIRST} projects(first: $first) { nodes { __proto__: id } } } } }`,
+      `${QUERY_FIRST} projects(first: $first) { nodes { id values { ... on TextValue { __proto__: text } } } } } } }`,
     ];
     for (const q of outside) {
       const r = await same(q, { ...scope, first: 2 });

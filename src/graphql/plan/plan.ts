@@ -17,6 +17,7 @@ import {
 import type { RecordKind } from '../../db/types.js';
 import { LIST_FIELDS, type ListName } from '../../modules/records/lists.js';
 import { RECORD_TYPENAME } from '../../modules/records/types.js';
+import { UNWRITABLE_KEYS } from './literal.js';
 
 /**
  * A plan for the hot read shape: organization(id) → portfolio(id) → record connections, nested
@@ -264,6 +265,7 @@ class Planner {
         if (s.directives?.length) unplanned('directives');
         if (s.kind === Kind.FIELD) {
           const key = s.alias?.value ?? s.name.value;
+          if (UNWRITABLE_KEYS.has(key)) unplanned(`the response key ${key}`);
           const seen = out.get(key);
           if (seen) seen.push(s);
           else out.set(key, [s]);

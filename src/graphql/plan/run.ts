@@ -6,8 +6,9 @@ import { namesUsers } from '../../modules/properties/registry.js';
 import { listPages } from '../../modules/records/pages.js';
 import type { ConnectionModel, RecordModel } from '../../modules/records/types.js';
 import { restPropertiesIn, schemaOf, userMap } from '../../modules/records/values.js';
-import type { ArgField, ConnPlan, NodePlan, RootPlan } from './plan.js';
-import { leaf, NotPlanned, valueWriters, writeValues } from './values.js';
+import { type Builder, literal, type Part } from './literal.js';
+import type { ArgField, ConnPlan, NodePlan, PageInfoField, RootPlan } from './plan.js';
+import { leaf, leafWriter, NotPlanned, valueWriters, writeValues } from './values.js';
 
 export { NotPlanned };
 
@@ -47,82 +48,159 @@ async function connections(
     orgId,
     parents.map((p) => p.id),
     args(plan, vars),
+    false,
   );
-  const outs = pages.map((): Out => ({}));
+  // Each field's answers for all pages first, then each page's object as one literal.
+  const lists: unknown[][] = [];
   for (const f of plan.fields) {
-    if (f.kind === 'typename') for (const o of outs) o[f.key] = f.typename;
-    else if (f.kind === 'totalCount') {
-      const counts = await Promise.all(pages.map((c) => c.totalCount()));
-      outs.forEach((o, i) => {
-        o[f.key] = counts[i];
-      });
-    } else if (f.kind === 'pageInfo')
-      outs.forEach((o, i) => {
-        const info = pages[i].pageInfo;
-        const out: Out = {};
-        for (const p of f.fields) out[p.key] = p.kind === 'typename' ? p.typename : info[p.kind];
-        o[f.key] = out;
-      });
-    else if (f.kind === 'nodes') {
-      const nodes = await records(ctx, f.node, flatNodes(pages), vars);
-      spread(pages, nodes, outs, f.key);
-    } else {
-      const edges = pages.flatMap((c) => c.edges);
-      // Each `node` by its key: aliases may ask for it twice, with different fields.
-      const nodes = new Map<string, Out[]>();
-      for (const ef of f.fields)
-        if (ef.kind === 'node') nodes.set(ef.key, await records(ctx, ef.node, flatNodes(pages), vars));
-      const built = edges.map((e, i): Out => {
-        const out: Out = {};
-        for (const ef of f.fields) {
-          if (ef.kind === 'typename') out[ef.key] = ef.typename;
-          else if (ef.kind === 'cursor') out[ef.key] = e.cursor;
-          else if (ef.kind === 'linkedAt')
-            out[ef.key] = e.linkedAt === null ? null : leaf(ef.type, e.linkedAt);
-          else out[ef.key] = nodes.get(ef.key)![i];
-        }
-        return out;
-      });
-      spread(pages, built, outs, f.key);
-    }
+    if (f.kind === 'totalCount') lists.push(await Promise.all(pages.map((c) => c.totalCount())));
+    else if (f.kind === 'nodes')
+      lists.push(sliced(pages, await records(ctx, f.node, flatNodes(pages), vars)));
+    else if (f.kind === 'edges') lists.push(sliced(pages, await edges(ctx, f.fields, pages, vars)));
+    else lists.push(NO_LIST);
   }
-  return outs;
+  const build = connectionBuilder(plan);
+  return pages.map((page, i) => build(page, i, lists));
+}
+
+type EdgeFields = Extract<ConnPlan['fields'][number], { kind: 'edges' }>['fields'];
+
+/** The edges of all pages in order, each with its node under every key that asks for one. */
+async function edges(ctx: Context, fields: EdgeFields, pages: ConnectionModel[], vars: Vars) {
+  const all = pages.flatMap((c) => c.edges);
+  // Each `node` by its key: aliases may ask for it twice, with different fields.
+  const nodes: Out[][] = [];
+  for (const ef of fields)
+    nodes.push(ef.kind === 'node' ? await records(ctx, ef.node, flatNodes(pages), vars) : NO_OUTS);
+  const build = edgeBuilder(fields);
+  return all.map((e, i) => build(e, i, nodes));
+}
+
+const NO_LIST: unknown[] = [];
+const NO_OUTS: Out[] = [];
+
+type ConnArgs = [page: ConnectionModel, i: number, lists: unknown[][]];
+const CONNECTIONS = new WeakMap<ConnPlan, Builder<ConnArgs>>();
+
+/** A page's object: its fields in the plan's order, from the lists gathered for all pages. */
+function connectionBuilder(plan: ConnPlan): Builder<ConnArgs> {
+  let build = CONNECTIONS.get(plan);
+  if (!build) {
+    build = literal(
+      plan.fields.map((f, j): Part<ConnArgs> => {
+        if (f.kind === 'typename') return { key: f.key, value: f.typename };
+        if (f.kind === 'pageInfo') {
+          const info = pageInfoBuilder(f.fields);
+          return { key: f.key, compute: (page) => info(page.pageInfo) };
+        }
+        return { key: f.key, compute: (_, i, lists) => lists[j][i] };
+      }),
+      3,
+    );
+    CONNECTIONS.set(plan, build);
+  }
+  return build;
+}
+
+function pageInfoBuilder(fields: PageInfoField[]): Builder<[info: ConnectionModel['pageInfo']]> {
+  return literal(
+    fields.map((p) => {
+      if (p.kind === 'typename') return { key: p.key, value: p.typename };
+      const name = p.kind;
+      return { key: p.key, compute: (info: ConnectionModel['pageInfo']) => info[name] };
+    }),
+    1,
+  );
+}
+
+type EdgeArgs = [edge: ConnectionModel['edges'][number], i: number, nodes: Out[][]];
+const EDGES = new WeakMap<EdgeFields, Builder<EdgeArgs>>();
+
+function edgeBuilder(fields: EdgeFields): Builder<EdgeArgs> {
+  let build = EDGES.get(fields);
+  if (!build) {
+    build = literal(
+      fields.map((ef, j): Part<EdgeArgs> => {
+        if (ef.kind === 'typename') return { key: ef.key, value: ef.typename };
+        if (ef.kind === 'cursor') return { key: ef.key, compute: (e) => e.cursor };
+        if (ef.kind === 'linkedAt') {
+          const type = ef.type;
+          return { key: ef.key, compute: (e) => (e.linkedAt === null ? null : leaf(type, e.linkedAt)) };
+        }
+        return { key: ef.key, compute: (_, i, nodes) => nodes[j][i] };
+      }),
+      3,
+    );
+    EDGES.set(fields, build);
+  }
+  return build;
 }
 
 const flatNodes = (pages: ConnectionModel[]) => pages.flatMap((c) => c.edges.map((e) => e.node));
 
-/** Hands each page its slice of `items` (built for all pages' edges in order) under `key`. */
-function spread(pages: ConnectionModel[], items: Out[], outs: Out[], key: string) {
+/** Each page's slice of `items`, which were built for all pages' edges in order. */
+function sliced<T>(pages: ConnectionModel[], items: T[]): T[][] {
   let at = 0;
-  pages.forEach((c, i) => {
-    outs[i][key] = items.slice(at, at + c.edges.length);
+  return pages.map((c) => {
+    const from = at;
     at += c.edges.length;
+    return items.slice(from, at);
   });
 }
 
 /** The records' answers; their nested connections are fetched per level, for all records at once. */
 async function records(ctx: Context, plan: NodePlan, rs: RecordModel[], vars: Vars): Promise<Out[]> {
-  const outs = rs.map((): Out => ({}));
-  if (!rs.length) return outs;
-  const nested = plan.fields.flatMap((f) => (f.kind === 'conn' ? [f] : []));
-  const fetched = await Promise.all(nested.map((f) => connections(ctx, f.conn, rs, vars)));
-  const byKey = new Map(nested.map((f, i) => [f.key, fetched[i]]));
-  const reads = await prepared(ctx, plan, rs);
-  const writers = new Map(
-    plan.fields.flatMap((f) => (f.kind === 'values' ? [[f.key, valueWriters(reads!.schema, f.byType)]] : [])),
+  if (!rs.length) return [];
+  const nested = await Promise.all(
+    plan.fields.map((f) => (f.kind === 'conn' ? connections(ctx, f.conn, rs, vars) : NO_OUTS)),
   );
-  rs.forEach((r, i) => {
-    const out = outs[i];
-    for (const f of plan.fields) {
-      if (f.kind === 'typename') out[f.key] = f.typename;
-      else if (f.kind === 'id') out[f.key] = r.id;
-      else if (f.kind === 'createdAt' || f.kind === 'updatedAt') out[f.key] = leaf(f.type, r[f.kind]);
-      else if (f.kind === 'properties') out[f.key] = restPropertiesIn(r, reads!.schema, reads!.users);
-      else if (f.kind === 'values') out[f.key] = writeValues(r, writers.get(f.key)!, reads!.users);
-      else out[f.key] = byKey.get(f.key)![i];
-    }
-  });
+  const reads = await prepared(ctx, plan, rs);
+  const env: RecordEnv = {
+    reads,
+    nested,
+    writers: plan.fields.map((f) => (f.kind === 'values' ? valueWriters(reads!.schema, f.byType) : [])),
+  };
+  const build = recordBuilder(plan);
+  const outs = new Array<Out>(rs.length);
+  for (let i = 0; i < rs.length; i++) outs[i] = build(rs[i], i, env);
   return outs;
+}
+
+/** What a level's records share: the schema and users, each values field's writers, the nested pages. */
+interface RecordEnv {
+  reads: Reads | undefined;
+  /** By the plan's field index: the writers of a `values` field, the answers of a nested connection. */
+  writers: ReturnType<typeof valueWriters>[];
+  nested: Out[][];
+}
+
+type RecordArgs = [r: RecordModel, i: number, env: RecordEnv];
+const RECORDS = new WeakMap<NodePlan, Builder<RecordArgs>>();
+
+/** A record's object: the plan's fields in order, one literal. */
+function recordBuilder(plan: NodePlan): Builder<RecordArgs> {
+  let build = RECORDS.get(plan);
+  if (!build) {
+    build = literal(
+      plan.fields.map((f, j): Part<RecordArgs> => {
+        if (f.kind === 'typename') return { key: f.key, value: f.typename };
+        if (f.kind === 'id') return { key: f.key, compute: (r) => r.id };
+        if (f.kind === 'createdAt' || f.kind === 'updatedAt') {
+          const serialize = leafWriter(f.type);
+          const name = f.kind;
+          return { key: f.key, compute: (r) => serialize(r[name]) };
+        }
+        if (f.kind === 'properties')
+          return { key: f.key, compute: (r, _, e) => restPropertiesIn(r, e.reads!.schema, e.reads!.users) };
+        if (f.kind === 'values')
+          return { key: f.key, compute: (r, _, e) => writeValues(r, e.writers[j], e.reads!.users) };
+        return { key: f.key, compute: (_, i, e) => e.nested[j][i] };
+      }),
+      3,
+    );
+    RECORDS.set(plan, build);
+  }
+  return build;
 }
 
 interface Reads {

@@ -1,9 +1,10 @@
-import type { GraphQLLeafType } from 'graphql';
+import { type GraphQLLeafType, isSpecifiedScalarType } from 'graphql';
 import type { UserModel } from '../../modules/org/types.js';
 import type { ValueShape } from '../../modules/properties/property-type.js';
 import { propertyType } from '../../modules/properties/registry.js';
 import type { RecordModel } from '../../modules/records/types.js';
 import type { PropertyDefModel, PropertySchemaModel } from '../../modules/schema/types.js';
+import { type Builder, literal, type Part } from './literal.js';
 import type { LeafPick, ValueField } from './plan.js';
 
 type Out = Record<string, unknown>;
@@ -21,14 +22,9 @@ interface ValueWriter {
   id: string;
   /** The stored value's one member for the property's type (`text`, `select`, …): values.ts fitsType. */
   member: string;
-  fields: FieldWriter[];
+  /** The value's answer object, one literal (literal.ts). */
+  build: Builder<[value: object, users: Users]>;
 }
-
-type Reader = (value: object, users: Users) => unknown;
-type FieldWriter =
-  | { key: string; kind: 'const'; value: unknown }
-  | { key: string; kind: 'leaf'; read: Reader; type: GraphQLLeafType }
-  | { key: string; kind: 'objects'; read: Reader; fields: LeafPick[] };
 
 const WRITERS = new WeakMap<PropertySchemaModel, WeakMap<Map<string, ValueField[]>, ValueWriter[]>>();
 
@@ -54,20 +50,35 @@ export function valueWriters(schema: PropertySchemaModel, byType: Map<string, Va
 function writer(def: PropertyDefModel, shape: ValueShape, byType: Map<string, ValueField[]>): ValueWriter {
   const selected = byType.get(shape.graphqlType);
   if (!selected) throw new NotPlanned(`no selection for ${shape.graphqlType}`);
-  const fields = selected.map((f): FieldWriter => {
-    if (f.kind === 'typename') return { key: f.key, kind: 'const', value: f.typename };
-    if (f.kind === 'propertyId') return { key: f.key, kind: 'const', value: def.id };
+  const parts = selected.map((f): Part<[object, Users]> => {
+    if (f.kind === 'typename') return { key: f.key, value: f.typename };
+    if (f.kind === 'propertyId') return { key: f.key, value: def.id };
     const read = reader(def, shape, f.name);
-    return f.kind === 'leaf'
-      ? { key: f.key, kind: 'leaf', read, type: f.type }
-      : { key: f.key, kind: 'objects', read, fields: f.fields };
+    if (f.kind === 'leaf') {
+      const serialize = leafWriter(f.type);
+      return { key: f.key, compute: (value, users) => serialize(read(value, users)) };
+    }
+    const pick = picker(f.fields);
+    return { key: f.key, compute: (value, users) => pickAll(pick, read(value, users)) };
   });
-  return { id: def.id, member: shape.member, fields };
+  return { id: def.id, member: shape.member, build: literal(parts, 2) };
 }
+
+type Reader = (value: object, users: Users) => unknown;
 
 function reader(def: PropertyDefModel, shape: ValueShape, name: string): Reader {
   const plain = shape.graphqlFields[name];
-  if (plain) return (value) => plain({ value, def });
+  if (plain) {
+    // One argument object per writer, refilled for each value: readers are synchronous and keep
+    // nothing, and an object per read was one more allocation for each of thousands of values.
+    const arg: { value: object; def: PropertyDefModel } = { value: NOTHING, def };
+    return (value) => {
+      arg.value = value;
+      const out = plain(arg);
+      arg.value = NOTHING;
+      return out;
+    };
+  }
   const withUsers = shape.graphqlUserFields?.[name];
   if (!withUsers) throw new NotPlanned(`${shape.graphqlType}.${name} has no reader`);
   return (value, users) => {
@@ -75,6 +86,8 @@ function reader(def: PropertyDefModel, shape: ValueShape, name: string): Reader 
     return withUsers({ value }, users);
   };
 }
+
+const NOTHING: object = Object.freeze({});
 
 /**
  * A record's typed values in schema order, with the selected fields only. A value whose property
@@ -86,30 +99,48 @@ export function writeValues(r: RecordModel, writers: ValueWriter[], users: Users
   for (const w of writers) {
     const value = stored[w.id];
     if (typeof value !== 'object' || value === null || !(w.member in value)) continue;
-    const o: Out = {};
-    for (const f of w.fields)
-      o[f.key] =
-        f.kind === 'const'
-          ? f.value
-          : f.kind === 'leaf'
-            ? leaf(f.type, f.read(value, users))
-            : picks(f.fields, f.read(value, users));
-    out.push(o);
+    out.push(w.build(value, users));
   }
   return out;
 }
 
-function picks(fields: LeafPick[], list: unknown): Out[] {
+/** The selected leaves of an option or a user, as one literal. */
+function picker(fields: LeafPick[]): Builder<[item: Record<string, unknown>]> {
+  return literal(
+    fields.map((f): Part<[Record<string, unknown>]> => {
+      if (f.kind === 'typename') return { key: f.key, value: f.typename };
+      const serialize = leafWriter(f.type);
+      const name = f.name;
+      return { key: f.key, compute: (item) => serialize(item[name]) };
+    }),
+    1,
+  );
+}
+
+function pickAll(pick: Builder<[Record<string, unknown>]>, list: unknown): Out[] {
   if (!Array.isArray(list)) throw new NotPlanned('not a list');
-  return list.map((item: Record<string, unknown>) => {
-    const o: Out = {};
-    for (const f of fields) o[f.key] = f.kind === 'typename' ? f.typename : leaf(f.type, item[f.name]);
-    return o;
-  });
+  const out = new Array<Out>(list.length);
+  for (let i = 0; i < list.length; i++) out[i] = pick(list[i]);
+  return out;
 }
 
 /** A non-null leaf as the executor writes it; a missing one is the executor's to report. */
 export function leaf(type: GraphQLLeafType, v: unknown): unknown {
   if (v === null || v === undefined) throw new NotPlanned('a null leaf');
   return type.serialize(v);
+}
+
+/**
+ * `leaf` for one type. For String, ID, Float and Boolean, a value that already is what serialize
+ * would return (a string, a finite number, a boolean) is returned as it is, without the call.
+ */
+export function leafWriter(type: GraphQLLeafType): (v: unknown) => unknown {
+  if (isSpecifiedScalarType(type)) {
+    if (type.name === 'String' || type.name === 'ID')
+      return (v) => (typeof v === 'string' ? v : leaf(type, v));
+    if (type.name === 'Float')
+      return (v) => (typeof v === 'number' && Number.isFinite(v) ? v : leaf(type, v));
+    if (type.name === 'Boolean') return (v) => (typeof v === 'boolean' ? v : leaf(type, v));
+  }
+  return (v) => leaf(type, v);
 }

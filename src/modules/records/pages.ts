@@ -42,6 +42,11 @@ export async function listPages(
   orgId: string,
   parentIds: readonly string[],
   args: ConnectionArgs & QueryArgs,
+  /**
+   * Hand each record to the record loaders, so that a later `node(id)` or field of the same request
+   * finds it without a statement. A planned operation reads nothing else, and leaves this off.
+   */
+  prime = true,
 ): Promise<ConnectionModel[]> {
   const w = pageWindow(args);
   const compiling = compileListQuery(ctx, LISTS[list].childKind, orgId, args);
@@ -77,7 +82,7 @@ export async function listPages(
     const cursors = new PageCursors(ctx, scopes[i]);
     const edges: Edge[] = [];
     for (const r of pageRows) {
-      record[r.record.kind].prime(r.record.id, r.record);
+      if (prime) record[r.record.kind].prime(r.record.id, r.record);
       named ||= namesUsers(r.record.properties);
       edges.push(new Edge(cursors, r));
     }
