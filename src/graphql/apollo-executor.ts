@@ -5,7 +5,7 @@ import { HEAVY_GRAPHQL_COST, LARGE_GRAPHQL_COST } from '../http/admission.js';
 import { countErrorCodes } from './apollo-plugins.js';
 import type { Executor } from './executor.js';
 
-type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
 /**
  * Apollo parses and validates a /graphql request (with its document cache); this plugin's
@@ -53,9 +53,10 @@ export function executorPlugin(executor: Executor, formatError: FormatError): Ap
 
 /**
  * The response for a result. Without a status from its errors: 500 when the executor threw, 400 when
- * it refused the request before running it (errors and no data), as Apollo answers both.
+ * it refused the request before running it (errors and no data), as Apollo answers both. Also what
+ * a known query answered without Apollo sends (direct.ts).
  */
-function answer(
+export function answer(
   ctx: Context,
   result: ExecutionResult,
   formatError: FormatError,

@@ -10,6 +10,7 @@ import { redirectBrowsersToGraphiQL } from '../graphiql/routes.js';
 import { jsonBytes } from '../http/json-bytes.js';
 import { executorPlugin } from './apollo-executor.js';
 import { errorCodesPlugin, installQueryTextLimits, operationResolvedPlugin } from './apollo-plugins.js';
+import { installDirectAnswers, KnownOperations, rememberOperations } from './direct.js';
 import { formatGraphQLError } from './errors.js';
 import type { Executor } from './executor.js';
 import type { GraphQLLimits } from './limits.js';
@@ -23,6 +24,8 @@ export async function registerGraphQL(
   trusted?: TrustedDocuments,
 ) {
   const formatError = formatGraphQLError(app.log);
+  // Queries Apollo has resolved once; the next request of the same text skips Apollo (direct.ts).
+  const known = new KnownOperations();
   const apollo = new ApolloServer<Context>({
     // Apollo parses and validates against the Executor's schema; executorPlugin answers.
     schema: executor.schema,
@@ -35,6 +38,7 @@ export async function registerGraphQL(
       operationResolvedPlugin,
       errorCodesPlugin,
       executorPlugin(executor, formatError),
+      rememberOperations(known),
     ],
     // The server's own SIGTERM/SIGINT handler drains and closes; Apollo's raced it and left
     // app.close() hanging until an idle socket timed out (about 10 s).
@@ -56,6 +60,7 @@ export async function registerGraphQL(
     redirectBrowsersToGraphiQL(graphql);
     if (trusted) installTrustedDocuments(graphql, trusted);
     installQueryTextLimits(graphql, limits);
+    installDirectAnswers(graphql, executor, known, formatError);
     await graphql.register(fastifyApollo(apollo), { context: async (req) => req.ctx, path: '/graphql' });
   });
   app.addHook('onClose', async () => {

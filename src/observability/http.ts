@@ -19,6 +19,8 @@ export interface RequestObservation {
   detail?: string;
   /** The operation was answered by its plan (src/graphql/plan), not by the executor. */
   planned?: boolean;
+  /** A known /graphql query, answered without Apollo's request pipeline (src/graphql/direct.ts). */
+  direct?: boolean;
   /** The plan failed unexpectedly (a fault of the plan, not of the request); the executor answered. */
   planError?: string;
   span?: Span;
@@ -122,6 +124,7 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
       ...(bad ? { code: bad } : {}),
       ...(o.detail ? { err: o.detail } : {}),
       ...(o.planned ? { planned: true } : {}),
+      ...(o.direct ? { direct: true } : {}),
       ...(o.planError ? { planError: o.planError } : {}),
     });
     if (o.planError) metrics.planFailures.inc();
