@@ -10,8 +10,9 @@ import type { Executor } from './executor.js';
 /**
  * POST /graphql for a query whose text Apollo has parsed, validated and resolved before: the
  * Executor answers it straight from the request, and Apollo's request pipeline is skipped (its
- * plugin hooks, document-store lookup, and response assembly). Issue 18 measured that pipeline at
- * about 6% of a nested query's CPU (bench/results/2026-11-23-issue18/README.md, 2026-11-27 15:00).
+ * plugin hooks, document-store lookup, and response assembly): without it a nested query took 0.974×
+ * the Node CPU, and one of 10 projects 0.863× (bench/results/2026-11-23-issue18/README.md,
+ * "2026-11-27, 14:30").
  *
  * The answer is Apollo's, byte for byte: the same `answer` the executor plugin gives Apollo
  * (status, headers and formatted errors, apollo-executor.ts), then what Apollo's HTTP layer adds,
