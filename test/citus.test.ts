@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CREATE_DATABASE_LOCK } from '../bench/citus.js';
-import { type Database, forRequest } from '../src/db/database.js';
+import { type Database, executeCompiled, forRequest } from '../src/db/database.js';
 import { CROSS_TENANT, TENANT_TABLES, tenantViolation } from '../src/db/tenant-guard.js';
 import { createCitusDatabase, onCitus } from './helpers/citus.js';
 import { openTestDatabase } from './helpers/database.js';
@@ -125,6 +125,18 @@ describe('the tenant guard', () => {
     // The process-wide handle (admin tools, migrations) is not a request's: not counted, not guarded.
     await database.db.deleteFrom('projects').where('id', '=', 'prj_x').execute();
     expect(counter.count).toBe(2);
+  });
+
+  test('a statement compiled earlier and kept is counted and guarded like one Kysely builds', async () => {
+    const counter = { count: 0 };
+    const db = forRequest(database, counter);
+    await executeCompiled(db, 'select id from projects where org_id = $1', ['org_x']);
+    expect(counter.count).toBe(1);
+    const before = database.stats.statements;
+    await expect(executeCompiled(db, 'delete from projects where id = $1', ['prj_x'])).rejects.toThrow(
+      /tenant guard: statement on projects does not filter on org_id/,
+    );
+    expect(database.stats.statements).toBe(before);
   });
 });
 

@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import {
+  CompiledQuery,
   Kysely,
   type KyselyPlugin,
   type LogEvent,
@@ -124,6 +125,24 @@ export function forRequest(database: Database, counter: StatementCounter): Kysel
   roots.set(handle, database.db);
   if (counter.trace) traces.set(handle, counter.trace);
   return handle;
+}
+
+/**
+ * Runs a statement compiled earlier (a kept text, this request's parameters) on a handle, through
+ * the handle's plugins as a statement Kysely builds goes: a request's handle counts and traces it
+ * and, in tests, checks it with the tenant guard. Kysely runs the plugins' transformQuery only when
+ * it compiles, so that step is taken here; the plugins only look (RequestPlugin returns its node).
+ * Async, as Kysely's execute is: a refused statement rejects, it does not throw.
+ */
+export async function executeCompiled<R>(
+  db: Kysely<DB>,
+  text: string,
+  parameters: unknown[],
+): Promise<QueryResult<R>> {
+  const executor = db.getExecutor();
+  const compiled = CompiledQuery.raw(text, parameters);
+  executor.transformQuery(compiled.query, compiled.queryId);
+  return await executor.executeQuery<R>(compiled);
 }
 
 const roots = new WeakMap<Kysely<DB>, Kysely<DB>>();

@@ -1,5 +1,6 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { createQueryId, type Kysely, PostgresQueryCompiler, type RawBuilder, sql } from 'kysely';
 import { writesOnCitus } from '../../db/citus.js';
+import { executeCompiled } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
@@ -97,7 +98,8 @@ export interface PageRow {
 function listScope(
   list: ListName,
   query: RecordQuery,
-  orgId: string,
+  /** A parameter: the org's id, or the marker a kept statement is compiled with. */
+  orgId: unknown,
 ): { from: RawBuilder<unknown>; sortAt: RawBuilder<unknown>; childId: RawBuilder<unknown> } {
   const def = LISTS[list];
   // The org as a constant, not the parent row's column: Citus routes a statement to one shard only
@@ -144,32 +146,21 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
   const { list, direction } = reqs[0];
   const query = reqs[0].query ?? PLAIN_QUERY;
   const kind = LISTS[list].childKind;
-  const scope = listScope(list, query, oneOrg(reqs));
-  const atoms = orderAtoms(query, scope, direction === 'backward');
-  const cols = atoms.map((_, i) => sql.raw(`b${i}`));
+  const org = oneOrg(reqs);
+  const terms = orderTerms(query, direction === 'backward');
   // The parents as one array per column, unnested into rows: a parameter per column rather than per
   // parent and column, so building, sending and parsing the statement does not grow with the parents.
-  const parents = sql.join([
-    sql`${reqs.map((_, i) => i)}::int[]`,
-    sql`${reqs.map((r) => r.parentId)}::text[]`,
-    ...atoms.map(
-      (a, j) => sql`${reqs.map((r) => boundValue(a, r.bound?.[j]))}::${sql.raw(BOUND_TYPE[a.type])}[]`,
-    ),
-    sql`${reqs.map((r) => r.limit)}::int[]`,
-  ]);
-  const orderBy = sql.join(atoms.map((a) => sql`${a.expr} ${a.asc ? sql`asc` : sql`desc`}`));
-  const keyCols = query.keys.map((k, i) =>
-    k.type === 'json'
-      ? sql`, (${k.expr})::text as ${sql.raw(`k${i}`)}`
-      : sql`, ${k.expr} as ${sql.raw(`k${i}`)}`,
-  );
-  const linked = LISTS[list].linkTable ? sql`l.linked_at` : sql`null::timestamptz`;
-  const { rows } = await sql<PageRowData>`
-    select p.ord, x.* from unnest(${parents}) as p(ord, parent_id, ${sql.join(cols)}, lim)
-    cross join lateral (
-      select ${recordColumns(kind, 'c')}, ${scope.sortAt} as sort_at, ${linked} as linked_at${sql.join(keyCols, sql``)}
-      from ${scope.from} and ${keysetCondition(atoms, cols)}
-      order by ${orderBy} limit p.lim) x`.execute(db);
+  const parents: PageParents = {
+    org,
+    ords: reqs.map((_, i) => i),
+    ids: reqs.map((r) => r.parentId),
+    bounds: terms.map((t, j) => reqs.map((r) => boundValue(t, r.bound?.[j]))),
+    limits: reqs.map((r) => r.limit),
+  };
+  const { rows } =
+    query === PLAIN_QUERY
+      ? await executeCompiled<PageRowData>(db, ...plainPageStatement(list, direction, parents))
+      : await pageStatement(list, query, direction, parents).execute(db);
   const out: PageRow[][] = reqs.map(() => []);
   for (const r of rows)
     out[r.ord].push({
@@ -183,32 +174,121 @@ export async function pagesFor(db: Kysely<DB>, reqs: readonly PageRequest[]): Pr
   return out;
 }
 
+/** What a page statement takes as parameters: the org, and one array per column of the parents. */
+interface PageParents {
+  org: unknown;
+  ords: unknown;
+  ids: unknown;
+  /** One array per order atom: each parent's cursor value for it (boundValue). */
+  bounds: unknown[];
+  limits: unknown;
+}
+
+function pageStatement(
+  list: ListName,
+  query: RecordQuery,
+  direction: PageRequest['direction'],
+  p: PageParents,
+): RawBuilder<PageRowData> {
+  const kind = LISTS[list].childKind;
+  const scope = listScope(list, query, p.org);
+  const atoms = orderAtoms(query, scope, direction === 'backward');
+  const cols = atoms.map((_, i) => sql.raw(`b${i}`));
+  const parents = sql.join([
+    sql`${p.ords}::int[]`,
+    sql`${p.ids}::text[]`,
+    ...atoms.map((a, j) => sql`${p.bounds[j]}::${sql.raw(BOUND_TYPE[a.type])}[]`),
+    sql`${p.limits}::int[]`,
+  ]);
+  const orderBy = sql.join(atoms.map((a) => sql`${a.expr} ${a.asc ? sql`asc` : sql`desc`}`));
+  const keyCols = query.keys.map((k, i) =>
+    k.type === 'json'
+      ? sql`, (${k.expr})::text as ${sql.raw(`k${i}`)}`
+      : sql`, ${k.expr} as ${sql.raw(`k${i}`)}`,
+  );
+  const linked = LISTS[list].linkTable ? sql`l.linked_at` : sql`null::timestamptz`;
+  return sql<PageRowData>`
+    select p.ord, x.* from unnest(${parents}) as p(ord, parent_id, ${sql.join(cols)}, lim)
+    cross join lateral (
+      select ${recordColumns(kind, 'c')}, ${scope.sortAt} as sort_at, ${linked} as linked_at${sql.join(keyCols, sql``)}
+      from ${scope.from} and ${keysetCondition(atoms, cols)}
+      order by ${orderBy} limit p.lim) x`;
+}
+
+/**
+ * The plain list's page statement (no filter, order or search), compiled once per list and
+ * direction: its text never changes, only its parameters. Building it with Kysely on every page
+ * cost more Node CPU than anything else the loaders do (bench/results/2026-11-23-issue18/README.md,
+ * "2026-11-27, 17:00"). It is compiled with a marker in each parameter's place, which says where
+ * each of a request's values goes.
+ */
+function plainPageStatement(
+  list: ListName,
+  direction: PageRequest['direction'],
+  p: PageParents,
+): [sql: string, parameters: unknown[]] {
+  const key = `${list}:${direction}`;
+  let kept = plainStatements.get(key);
+  if (!kept) {
+    const marks = { org: {}, ords: {}, ids: {}, bounds: p.bounds.map(() => ({})), limits: {} };
+    // Compiled apart from any handle, so that no request's plugins (its statement count) see it.
+    const statement = pageStatement(list, PLAIN_QUERY, direction, marks);
+    const compiled = new PostgresQueryCompiler().compileQuery(statement.toOperationNode(), createQueryId());
+    const named: [unknown, (v: PageParents) => unknown][] = [
+      [marks.org, (v) => v.org],
+      [marks.ords, (v) => v.ords],
+      [marks.ids, (v) => v.ids],
+      [marks.limits, (v) => v.limits],
+      ...marks.bounds.map((m, j): [unknown, (v: PageParents) => unknown] => [m, (v) => v.bounds[j]]),
+    ];
+    const slots = compiled.parameters.map((param) => {
+      const slot = named.find(([mark]) => mark === param);
+      if (!slot) throw new Error(`the ${key} page statement has a parameter that is not the parents'`);
+      return slot[1];
+    });
+    kept = { sql: compiled.sql, slots };
+    plainStatements.set(key, kept);
+  }
+  return [kept.sql, kept.slots.map((slot) => slot(p))];
+}
+
+const plainStatements = new Map<string, { sql: string; slots: ((p: PageParents) => unknown)[] }>();
+
 type PageRowData = RecordRow & { ord: number; sort_at: Date; linked_at: Date | null } & Record<
     string,
     unknown
   >;
 
-/** One term of a page's order, with the direction the scan runs it in. */
-interface OrderAtom {
-  expr: RawBuilder<unknown>;
+/** One term of a page's order: its type, and the direction the scan runs it in. */
+interface OrderTerm {
   type: 'json' | 'ts' | 'id';
   asc: boolean;
 }
 
+/** A term with its expression. */
+interface OrderAtom extends OrderTerm {
+  expr: RawBuilder<unknown>;
+}
+
 /** The query's sort keys, then the list's stable order (sort time, child id) the way the last key runs. */
-function orderAtoms(query: RecordQuery, scope: ReturnType<typeof listScope>, back: boolean): OrderAtom[] {
+function orderTerms(query: RecordQuery, back: boolean): OrderTerm[] {
   const lastAsc = (query.keys.at(-1)?.dir ?? 'asc') === 'asc';
   return [
-    ...query.keys.map((k) => ({ expr: k.expr, type: k.type, asc: (k.dir === 'asc') !== back })),
-    { expr: scope.sortAt, type: 'ts' as const, asc: lastAsc !== back },
-    { expr: scope.childId, type: 'id' as const, asc: lastAsc !== back },
+    ...query.keys.map((k) => ({ type: k.type, asc: (k.dir === 'asc') !== back })),
+    { type: 'ts' as const, asc: lastAsc !== back },
+    { type: 'id' as const, asc: lastAsc !== back },
   ];
+}
+
+function orderAtoms(query: RecordQuery, scope: ReturnType<typeof listScope>, back: boolean): OrderAtom[] {
+  const exprs = [...query.keys.map((k) => k.expr), scope.sortAt, scope.childId];
+  return orderTerms(query, back).map((t, i) => ({ ...t, expr: exprs[i] }));
 }
 
 const BOUND_TYPE = { id: 'text', ts: 'timestamptz', json: 'jsonb' } as const;
 
 /** A cursor's value for one atom as text of its BOUND_TYPE, or without a cursor a bound every row passes. */
-function boundValue(a: OrderAtom, v: string | number | undefined): string {
+function boundValue(a: OrderTerm, v: string | number | undefined): string {
   if (a.type === 'id') return (v as string | undefined) ?? '';
   if (a.type === 'ts')
     return v === undefined ? (a.asc ? '-infinity' : 'infinity') : new Date(v as number).toISOString();
