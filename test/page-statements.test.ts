@@ -3,6 +3,7 @@ import { capturePages } from '../bench/capture.js';
 import { forRequest } from '../src/db/database.js';
 import { PLAIN_QUERY } from '../src/modules/records/filter.js';
 import { LISTS, type ListName } from '../src/modules/records/lists.js';
+import { createRecordLoaders } from '../src/modules/records/loaders.js';
 import { type PageRequest, pagesFor } from '../src/modules/records/repository.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 
@@ -64,5 +65,24 @@ describe('kept page statements', () => {
     expect(second).toEqual(first);
     expect(first[0]).toHaveLength(2);
     expect(counter.count).toBe(2);
+  });
+
+  test("a plan's level asks for each parent once, and answers every request", async ({ env }) => {
+    const counter = { count: 0 };
+    const db = forRequest(env.database, counter);
+    const org = env.demo.orgs.A.id;
+    const req = (parentId: string): PageRequest => ({
+      list: 'portfolio-projects',
+      orgId: org,
+      parentId,
+      limit: 2,
+      direction: 'forward',
+    });
+    const [a, b] = [env.demo.orgs.A.portfolios.A1, env.demo.orgs.A.portfolios.A2];
+    const pages = await createRecordLoaders(db, [org]).level([req(a), req(b), req(a)]);
+    expect(counter.count).toBe(1);
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 2]);
+    expect(pages[2]).toBe(pages[0]);
+    expect(pages[1]).not.toEqual(pages[0]);
   });
 });

@@ -48,7 +48,7 @@ async function connections(
     orgId,
     parents.map((p) => p.id),
     args(plan, vars),
-    false,
+    true,
   );
   // Each field's answers for all pages first, then each page's object as one literal.
   const lists: unknown[][] = [];

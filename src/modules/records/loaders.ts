@@ -75,6 +75,24 @@ function groupedBatch<K, V>(
   };
 }
 
+/** Pages of one group's requests, each distinct request asked once. */
+async function levelPages(db: Kysely<DB>, reqs: readonly PageRequest[]): Promise<PageRow[][]> {
+  const index = new Map<string, number>();
+  const unique: PageRequest[] = [];
+  const at = reqs.map((r) => {
+    const key = r.bound ? pageKey(r) : r.parentId;
+    let i = index.get(key);
+    if (i === undefined) {
+      i = unique.length;
+      index.set(key, i);
+      unique.push(r);
+    }
+    return i;
+  });
+  const pages = await pagesFor(db, unique);
+  return at.map((i) => pages[i]);
+}
+
 /**
  * Per-request record loaders. Pages, counts and facets of every parent at one level of a query
  * are fetched by one statement per list, direction and query, so a query costs statements by its
@@ -98,6 +116,11 @@ export function createRecordLoaders(db: Kysely<DB>, orgIds: readonly string[]) {
       RecordKind,
       DataLoader<string, RecordModel | undefined>
     >,
+    /**
+     * One level's pages at once (a planned operation's: one list, org, query and direction), equal
+     * requests asked once: the page loader's statement without a DataLoader key per parent.
+     */
+    level: tracedBatch('records.page', (reqs: readonly PageRequest[]) => levelPages(db, reqs)),
     page: new DataLoader<PageRequest, PageRow[], string>(
       tracedBatch(
         'records.page',

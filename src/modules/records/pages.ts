@@ -4,7 +4,7 @@ import { type ConnectionArgs, pageWindow } from '../../pagination/connection.js'
 import { namesUsers, PROPERTY_TYPES, propertyType } from '../properties/registry.js';
 import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
-import type { PageRow } from './repository.js';
+import type { PageRequest, PageRow } from './repository.js';
 import type { ConnectionModel, EdgeModel, FacetModel, PageInfoModel, RecordModel } from './types.js';
 import { peopleOf, schemaOf, userMap } from './values.js';
 
@@ -31,10 +31,10 @@ export async function listPage(
 
 /**
  * The same page of many parents' lists of one organization, in the parents' order: what a planned
- * query asks for one level at a time. The caller has already checked access to the parents. The
- * page loader still batches (and dedupes) the requests with any other field's of the same tick, so
- * this costs no more statements than a listPage per parent; it saves each parent's own async call,
- * query compilation and reads of the schema and users.
+ * query asks for one level at a time. The caller has already checked access to the parents. Unless
+ * `planned`, the page loader still batches (and dedupes) the requests with any other field's of the
+ * same tick, so this costs no more statements than a listPage per parent; it saves each parent's own
+ * async call, query compilation and reads of the schema and users.
  */
 export async function listPages(
   ctx: Context,
@@ -43,10 +43,11 @@ export async function listPages(
   parentIds: readonly string[],
   args: ConnectionArgs & QueryArgs,
   /**
-   * Hand each record to the record loaders, so that a later `node(id)` or field of the same request
-   * finds it without a statement. A planned operation reads nothing else, and leaves this off.
+   * The caller is a plan: it asks for a whole level at once and reads nothing else of the request.
+   * The level goes to the page statement as one batch, without a page-loader key per parent, and no
+   * record is handed to the record loaders (where a later `node(id)` or field would find it).
    */
-  prime = true,
+  planned = false,
 ): Promise<ConnectionModel[]> {
   const w = pageWindow(args);
   const compiling = compileListQuery(ctx, LISTS[list].childKind, orgId, args);
@@ -54,22 +55,25 @@ export async function listPages(
   // A cursor names its list, parent and query: replayed under another filter, order or search it
   // is refused (INVALID_CURSOR) rather than silently skipping or repeating rows.
   const scopes = parentIds.map((id) => (query.sig ? `${list}:${id}:${query.sig}` : `${list}:${id}`));
-  const loading =
+  const reqs =
     w.size === 0
       ? undefined
-      : Promise.all(
-          parentIds.map((parentId, i) =>
-            ctx.loaders.page.load({
-              list,
-              orgId,
-              parentId,
-              limit: w.size + 1,
-              direction: w.direction,
-              query,
-              bound: w.cursor ? decodeBound(ctx, scopes[i], w.cursor, query) : undefined,
-            }),
-          ),
+      : parentIds.map(
+          (parentId, i): PageRequest => ({
+            list,
+            orgId,
+            parentId,
+            limit: w.size + 1,
+            direction: w.direction,
+            query,
+            bound: w.cursor ? decodeBound(ctx, scopes[i], w.cursor, query) : undefined,
+          }),
         );
+  const loading = !reqs
+    ? undefined
+    : planned
+      ? ctx.loaders.level(reqs)
+      : Promise.all(reqs.map((r) => ctx.loaders.page.load(r)));
   const loaded = loading ? await loading : undefined;
   const record = ctx.loaders.record;
   let named = false;
@@ -82,7 +86,7 @@ export async function listPages(
     const cursors = new PageCursors(ctx, scopes[i]);
     const edges: Edge[] = [];
     for (const r of pageRows) {
-      if (prime) record[r.record.kind].prime(r.record.id, r.record);
+      if (!planned) record[r.record.kind].prime(r.record.id, r.record);
       named ||= namesUsers(r.record.properties);
       edges.push(new Edge(cursors, r));
     }
