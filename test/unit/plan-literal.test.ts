@@ -1,6 +1,6 @@
 import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString } from 'graphql';
 import { describe, expect, test } from 'vitest';
-import { literal } from '../../src/graphql/plan/literal.js';
+import { literal, oncePer } from '../../src/graphql/plan/literal.js';
 import { leaf, leafWriter, NotPlanned } from '../../src/graphql/plan/values.js';
 
 describe('literal builders (plan/literal.ts)', () => {
@@ -68,5 +68,21 @@ describe('leafWriter answers as the type serializes (plan/values.ts)', () => {
       expect(() => write(undefined)).toThrow(NotPlanned);
       expect(() => leaf(type, null)).toThrow(NotPlanned);
     }
+  });
+});
+
+describe('oncePer', () => {
+  test('compiles a builder once per key and hands the same one back', () => {
+    const made: string[] = [];
+    const builderOf = oncePer((key: { name: string }) => {
+      made.push(key.name);
+      return literal([{ key: key.name, value: 1 }], 0);
+    });
+    const a = { name: 'a' };
+    const b = { name: 'b' };
+    expect(builderOf(a)).toBe(builderOf(a));
+    expect(builderOf(b)()).toEqual({ b: 1 });
+    expect(builderOf(b)).not.toBe(builderOf(a));
+    expect(made).toEqual(['a', 'b']);
   });
 });

@@ -31,3 +31,21 @@ export function literal<A extends unknown[]>(parts: readonly Part<A>[], arity: n
   const make = new Function(...parts.map((_, i) => `p${i}`), body);
   return make(...parts.map((p) => ('value' in p ? p.value : p.compute))) as Builder<A>;
 }
+
+/**
+ * `make` compiled once per key, a part of a plan (fixed for the plan's life, which is cached per
+ * document): the first call per key compiles, later calls return that builder.
+ */
+export function oncePer<K extends object, A extends unknown[]>(
+  make: (key: K) => Builder<A>,
+): (key: K) => Builder<A> {
+  const built = new WeakMap<K, Builder<A>>();
+  return (key) => {
+    let build = built.get(key);
+    if (!build) {
+      build = make(key);
+      built.set(key, build);
+    }
+    return build;
+  };
+}

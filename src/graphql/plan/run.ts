@@ -6,7 +6,7 @@ import { namesUsers } from '../../modules/properties/registry.js';
 import { listPages } from '../../modules/records/pages.js';
 import type { ConnectionModel, RecordModel } from '../../modules/records/types.js';
 import { restPropertiesIn, schemaOf, userMap } from '../../modules/records/values.js';
-import { type Builder, literal, type Part } from './literal.js';
+import { type Builder, literal, oncePer, type Part } from './literal.js';
 import type { ArgField, ConnPlan, NodePlan, PageInfoField, RootPlan } from './plan.js';
 import { leaf, leafWriter, NotPlanned, valueWriters, writeValues } from './values.js';
 
@@ -80,27 +80,20 @@ const NO_LIST: unknown[] = [];
 const NO_OUTS: Out[] = [];
 
 type ConnArgs = [page: ConnectionModel, i: number, lists: unknown[][]];
-const CONNECTIONS = new WeakMap<ConnPlan, Builder<ConnArgs>>();
-
 /** A page's object: its fields in the plan's order, from the lists gathered for all pages. */
-function connectionBuilder(plan: ConnPlan): Builder<ConnArgs> {
-  let build = CONNECTIONS.get(plan);
-  if (!build) {
-    build = literal(
-      plan.fields.map((f, j): Part<ConnArgs> => {
-        if (f.kind === 'typename') return { key: f.key, value: f.typename };
-        if (f.kind === 'pageInfo') {
-          const info = pageInfoBuilder(f.fields);
-          return { key: f.key, compute: (page) => info(page.pageInfo) };
-        }
-        return { key: f.key, compute: (_, i, lists) => lists[j][i] };
-      }),
-      3,
-    );
-    CONNECTIONS.set(plan, build);
-  }
-  return build;
-}
+const connectionBuilder = oncePer((plan: ConnPlan) =>
+  literal(
+    plan.fields.map((f, j): Part<ConnArgs> => {
+      if (f.kind === 'typename') return { key: f.key, value: f.typename };
+      if (f.kind === 'pageInfo') {
+        const info = pageInfoBuilder(f.fields);
+        return { key: f.key, compute: (page) => info(page.pageInfo) };
+      }
+      return { key: f.key, compute: (_, i, lists) => lists[j][i] };
+    }),
+    3,
+  ),
+);
 
 function pageInfoBuilder(fields: PageInfoField[]): Builder<[info: ConnectionModel['pageInfo']]> {
   return literal(
@@ -114,27 +107,20 @@ function pageInfoBuilder(fields: PageInfoField[]): Builder<[info: ConnectionMode
 }
 
 type EdgeArgs = [edge: ConnectionModel['edges'][number], i: number, nodes: Out[][]];
-const EDGES = new WeakMap<EdgeFields, Builder<EdgeArgs>>();
-
-function edgeBuilder(fields: EdgeFields): Builder<EdgeArgs> {
-  let build = EDGES.get(fields);
-  if (!build) {
-    build = literal(
-      fields.map((ef, j): Part<EdgeArgs> => {
-        if (ef.kind === 'typename') return { key: ef.key, value: ef.typename };
-        if (ef.kind === 'cursor') return { key: ef.key, compute: (e) => e.cursor };
-        if (ef.kind === 'linkedAt') {
-          const type = ef.type;
-          return { key: ef.key, compute: (e) => (e.linkedAt === null ? null : leaf(type, e.linkedAt)) };
-        }
-        return { key: ef.key, compute: (_, i, nodes) => nodes[j][i] };
-      }),
-      3,
-    );
-    EDGES.set(fields, build);
-  }
-  return build;
-}
+const edgeBuilder = oncePer((fields: EdgeFields) =>
+  literal(
+    fields.map((ef, j): Part<EdgeArgs> => {
+      if (ef.kind === 'typename') return { key: ef.key, value: ef.typename };
+      if (ef.kind === 'cursor') return { key: ef.key, compute: (e) => e.cursor };
+      if (ef.kind === 'linkedAt') {
+        const type = ef.type;
+        return { key: ef.key, compute: (e) => (e.linkedAt === null ? null : leaf(type, e.linkedAt)) };
+      }
+      return { key: ef.key, compute: (_, i, nodes) => nodes[j][i] };
+    }),
+    3,
+  ),
+);
 
 const flatNodes = (pages: ConnectionModel[]) => pages.flatMap((c) => c.edges.map((e) => e.node));
 
@@ -175,33 +161,26 @@ interface RecordEnv {
 }
 
 type RecordArgs = [r: RecordModel, i: number, env: RecordEnv];
-const RECORDS = new WeakMap<NodePlan, Builder<RecordArgs>>();
-
 /** A record's object: the plan's fields in order, one literal. */
-function recordBuilder(plan: NodePlan): Builder<RecordArgs> {
-  let build = RECORDS.get(plan);
-  if (!build) {
-    build = literal(
-      plan.fields.map((f, j): Part<RecordArgs> => {
-        if (f.kind === 'typename') return { key: f.key, value: f.typename };
-        if (f.kind === 'id') return { key: f.key, compute: (r) => r.id };
-        if (f.kind === 'createdAt' || f.kind === 'updatedAt') {
-          const serialize = leafWriter(f.type);
-          const name = f.kind;
-          return { key: f.key, compute: (r) => serialize(r[name]) };
-        }
-        if (f.kind === 'properties')
-          return { key: f.key, compute: (r, _, e) => restPropertiesIn(r, e.reads!.schema, e.reads!.users) };
-        if (f.kind === 'values')
-          return { key: f.key, compute: (r, _, e) => writeValues(r, e.writers[j], e.reads!.users) };
-        return { key: f.key, compute: (_, i, e) => e.nested[j][i] };
-      }),
-      3,
-    );
-    RECORDS.set(plan, build);
-  }
-  return build;
-}
+const recordBuilder = oncePer((plan: NodePlan) =>
+  literal(
+    plan.fields.map((f, j): Part<RecordArgs> => {
+      if (f.kind === 'typename') return { key: f.key, value: f.typename };
+      if (f.kind === 'id') return { key: f.key, compute: (r) => r.id };
+      if (f.kind === 'createdAt' || f.kind === 'updatedAt') {
+        const serialize = leafWriter(f.type);
+        const name = f.kind;
+        return { key: f.key, compute: (r) => serialize(r[name]) };
+      }
+      if (f.kind === 'properties')
+        return { key: f.key, compute: (r, _, e) => restPropertiesIn(r, e.reads!.schema, e.reads!.users) };
+      if (f.kind === 'values')
+        return { key: f.key, compute: (r, _, e) => writeValues(r, e.writers[j], e.reads!.users) };
+      return { key: f.key, compute: (_, i, e) => e.nested[j][i] };
+    }),
+    3,
+  ),
+);
 
 interface Reads {
   schema: Awaited<ReturnType<typeof schemaOf>>;
