@@ -230,29 +230,28 @@ function plainPageStatement(
   const key = `${list}:${direction}`;
   let kept = plainStatements.get(key);
   if (!kept) {
-    const marks = { org: {}, ords: {}, ids: {}, bounds: p.bounds.map(() => ({})), limits: {} };
+    const marks: PageParents = { org: {}, ords: {}, ids: {}, bounds: p.bounds.map(() => ({})), limits: {} };
+    const marked = parameterList(marks);
     // Compiled apart from any handle, so that no request's plugins (its statement count) see it.
     const statement = pageStatement(list, PLAIN_QUERY, direction, marks);
     const compiled = new PostgresQueryCompiler().compileQuery(statement.toOperationNode(), createQueryId());
-    const named: [unknown, (v: PageParents) => unknown][] = [
-      [marks.org, (v) => v.org],
-      [marks.ords, (v) => v.ords],
-      [marks.ids, (v) => v.ids],
-      [marks.limits, (v) => v.limits],
-      ...marks.bounds.map((m, j): [unknown, (v: PageParents) => unknown] => [m, (v) => v.bounds[j]]),
-    ];
     const slots = compiled.parameters.map((param) => {
-      const slot = named.find(([mark]) => mark === param);
-      if (!slot) throw new Error(`the ${key} page statement has a parameter that is not the parents'`);
-      return slot[1];
+      const at = marked.indexOf(param);
+      if (at < 0) throw new Error(`the ${key} page statement has a parameter that is not the parents'`);
+      return at;
     });
     kept = { sql: compiled.sql, slots };
     plainStatements.set(key, kept);
   }
-  return [kept.sql, kept.slots.map((slot) => slot(p))];
+  const values = parameterList(p);
+  return [kept.sql, kept.slots.map((at) => values[at])];
 }
 
-const plainStatements = new Map<string, { sql: string; slots: ((p: PageParents) => unknown)[] }>();
+/** A page statement's parameters, each once, in a fixed order: where a kept statement's slots point. */
+const parameterList = (p: PageParents): unknown[] => [p.org, p.ords, p.ids, p.limits, ...p.bounds];
+
+/** Per list and direction: the compiled text, and for each of its parameters its place in parameterList. */
+const plainStatements = new Map<string, { sql: string; slots: number[] }>();
 
 type PageRowData = RecordRow & { ord: number; sort_at: Date; linked_at: Date | null } & Record<
     string,
