@@ -7,16 +7,24 @@ export type CorsOrigins = '*' | string[];
 /** Browsers cache a preflight this long (seconds); Chromium caps it at 2 hours. */
 export const CORS_MAX_AGE = 7200;
 
-/** Headers a page may send: the key, a JSON body, a request id, and Apollo's CSRF opt-in headers. */
+/**
+ * Headers a page may send: the key, a JSON body, a request id, If-Match (so a page's REST PUT can be
+ * conflict-safe), and Apollo's CSRF opt-in headers.
+ */
 const ALLOWED_HEADERS = [
   'X-API-Key',
   'Content-Type',
   'X-Request-Id',
+  'If-Match',
   'Apollo-Require-Preflight',
   'X-Apollo-Operation-Name',
 ];
-/** Response headers a page may read (rate-limit state, retry hints, the request id for support). */
+/**
+ * Response headers a page may read: rate-limit state, retry hints, the request id for support, and
+ * a record's ETag (not CORS-safelisted, so without this a page cannot send it back in If-Match).
+ */
 export const EXPOSED_HEADERS = [
+  'ETag',
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',
