@@ -155,6 +155,12 @@ export function loadConfig(env: Env = process.env): Config {
       retryMaxMs: int(env, 'WEBHOOK_RETRY_MAX_MS', DEFAULT_WEBHOOKS.retryMaxMs),
       pollMs: Math.max(10, int(env, 'WEBHOOK_POLL_MS', DEFAULT_WEBHOOKS.pollMs)),
       concurrency: Math.max(1, int(env, 'WEBHOOK_CONCURRENCY', DEFAULT_WEBHOOKS.concurrency)),
+      perOrg: Math.max(1, int(env, 'WEBHOOK_ORG_CONCURRENCY', DEFAULT_WEBHOOKS.perOrg)),
+      perEndpoint: Math.max(1, int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', DEFAULT_WEBHOOKS.perEndpoint)),
+      maxEndpointsPerOrg: Math.max(
+        1,
+        int(env, 'WEBHOOK_MAX_ENDPOINTS_PER_ORG', DEFAULT_WEBHOOKS.maxEndpointsPerOrg),
+      ),
     },
   };
 }

@@ -397,7 +397,8 @@ describe(`webhooks (${backend})`, () => {
         await endpointFor(rx.url);
         for (let i = 0; i < 8; i++) await write();
         await drainUntil(
-          new WebhookDispatcher(database.db, { ...FAST, concurrency: 3 }, quiet),
+          // The org's and the endpoint's caps above it: only the process-wide one binds.
+          new WebhookDispatcher(database.db, { ...FAST, concurrency: 3, perOrg: 8, perEndpoint: 8 }, quiet),
           () => rx.acked().length >= 8,
         );
         expect(rx.acked()).toHaveLength(8);

@@ -6,6 +6,7 @@ import { CHANGES_CHANNEL } from '../changes/bell.js';
 import * as repo from './repository.js';
 import { postSigned, type SendResult } from './send.js';
 import { SIGNATURE_HEADER, sign } from './signing.js';
+import { DEFAULT_MAX_ENDPOINTS_PER_ORG } from './types.js';
 
 /** Webhook delivery settings (WEBHOOK_* in the environment; see docs/changes.md). */
 export interface WebhookSettings {
@@ -22,6 +23,12 @@ export interface WebhookSettings {
   pollMs: number;
   /** Sends in flight at once per process. */
   concurrency: number;
+  /** Sends in flight at once per process for one org: what a tenant with slow endpoints can hold. */
+  perOrg: number;
+  /** Sends in flight at once per process to one endpoint. */
+  perEndpoint: number;
+  /** Endpoints an org may register (disabled ones count). */
+  maxEndpointsPerOrg: number;
 }
 
 export const DEFAULT_WEBHOOKS: WebhookSettings = {
@@ -32,6 +39,9 @@ export const DEFAULT_WEBHOOKS: WebhookSettings = {
   retryMaxMs: 6 * 3_600_000,
   pollMs: 1_000,
   concurrency: 16,
+  perOrg: 4,
+  perEndpoint: 2,
+  maxEndpointsPerOrg: DEFAULT_MAX_ENDPOINTS_PER_ORG,
 };
 
 /** The wait before attempt `attempts + 1`: exponential, capped, with "equal jitter" (half fixed, half random). */
@@ -48,7 +58,9 @@ export function backoffMs(
  * Delivers webhooks from this process. Every gateway runs one; they need no coordination, because
  * both steps lock what they take with SKIP LOCKED (see repository.fanOut and claimDue). A round
  * runs for each org with an enabled endpoint: new log entries become deliveries, then the due
- * ones are claimed and sent. Rounds start on the change log's doorbell and every `pollMs`.
+ * ones are claimed and sent, the orgs taking turns (fillTurns), so that a tenant whose endpoints
+ * answer slowly holds at most its share of the sends, never the others' deliveries. Rounds start on
+ * the change log's doorbell and every `pollMs`; a finished send lets its org claim again.
  * The lease on a claim outlasts an attempt's timeout, so a live process never sees its own
  * deliveries claimed twice; a killed one's are sent again once their lease has passed.
  */
@@ -67,6 +79,13 @@ export class WebhookDispatcher {
   private orgs?: Set<string>;
   /** Sends in flight, for tests and stop(). */
   readonly inFlight = new Set<Promise<void>>();
+  /** Sends in flight per org, by endpoint id. */
+  private readonly busy = new Map<string, Map<string, number>>();
+  /** Orgs that may have due deliveries not yet claimed, in the order of their next turn. */
+  private queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private filling?: Promise<void>;
+  private refill = false;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -113,36 +132,100 @@ export class WebhookDispatcher {
       });
   }
 
-  /** One round over every org; resolves once everything due is sent or in flight. */
+  /** One round over every org: new log entries become deliveries, and each org gets its turn to claim. */
   async round(): Promise<void> {
     const orgs = await repo.orgsWithEndpoints(this.db);
     this.orgs = new Set(orgs);
-    for (const orgId of orgs) {
-      if (this.stopped) return;
-      while ((await repo.fanOut(this.db, orgId, 500)) === 500 && !this.stopped) {}
-      await this.deliver(orgId);
+    // One page of the log per org per pass: an org with a long backlog does not hold back another
+    // org's new deliveries, and what each pass made is claimed while the next pass runs.
+    let more = orgs;
+    let filled: Promise<void> | undefined;
+    while (more.length && !this.stopped) {
+      const next: string[] = [];
+      for (const orgId of more) {
+        if ((await repo.fanOut(this.db, orgId, 500)) === 500) next.push(orgId);
+        this.enqueue(orgId);
+      }
+      filled = this.fill();
+      more = next;
     }
+    await filled;
   }
 
-  /** A round, and then its sends (tests). */
+  /** A round, and then its sends and the claims their completions make (tests). */
   async drain(): Promise<void> {
     await this.running;
     await this.round();
-    await Promise.all(this.inFlight);
+    while (this.filling || this.inFlight.size) {
+      await this.filling;
+      await Promise.all(this.inFlight);
+    }
   }
 
-  private async deliver(orgId: string) {
-    for (;;) {
-      while (this.inFlight.size >= this.settings.concurrency) await Promise.race(this.inFlight);
-      if (this.stopped) return;
-      const room = this.settings.concurrency - this.inFlight.size;
-      const claimed = await repo.claimDue(this.db, orgId, room, this.leaseMs);
-      if (!claimed.length) return;
-      for (const d of claimed) {
-        const p = this.attempt(orgId, d).finally(() => this.inFlight.delete(p));
-        this.inFlight.add(p);
-      }
+  private enqueue(orgId: string) {
+    if (this.queued.has(orgId)) return;
+    this.queued.add(orgId);
+    this.queue.push(orgId);
+  }
+
+  /** Claims for the queued orgs in turn; one fill runs at a time, and a call during one runs another after it. */
+  private fill(): Promise<void> {
+    if (this.filling) {
+      this.refill = true;
+      return this.filling;
     }
+    this.filling = this.fillTurns()
+      .catch((err) => this.log.warn({ err }, 'webhooks: claiming failed; retrying at the next round'))
+      .finally(() => {
+        this.filling = undefined;
+        if (this.refill) {
+          this.refill = false;
+          void this.fill();
+        }
+      });
+    return this.filling;
+  }
+
+  /**
+   * Round-robin over orgs with due deliveries: the org at the front claims up to its share
+   * (`perOrg` less its sends in flight, within the process's free slots, `perEndpoint` per endpoint)
+   * and goes to the back if it got all it asked for. An org at its share, or with nothing more due,
+   * leaves the queue; one of its sends finishing puts it back. When every slot is taken the queue
+   * waits as it is, so the next free slot goes to the org whose turn is next, not to the one that
+   * has the most due.
+   */
+  private async fillTurns(): Promise<void> {
+    const { concurrency, perOrg, perEndpoint } = this.settings;
+    while (this.queue.length && !this.stopped) {
+      const room = concurrency - this.inFlight.size;
+      if (room <= 0) return;
+      const orgId = this.queue.shift()!;
+      this.queued.delete(orgId);
+      const busy = this.busy.get(orgId);
+      const ask = Math.min(room, perOrg - (busy ? sum(busy) : 0));
+      if (ask <= 0) continue;
+      const claimed = await repo.claimDue(this.db, orgId, ask, this.leaseMs, perEndpoint, busy);
+      for (const d of claimed) this.launch(orgId, d);
+      if (claimed.length === ask) this.enqueue(orgId);
+    }
+  }
+
+  private launch(orgId: string, d: repo.Claimed) {
+    const busy = this.busy.get(orgId) ?? new Map<string, number>();
+    this.busy.set(orgId, busy);
+    busy.set(d.endpointId, (busy.get(d.endpointId) ?? 0) + 1);
+    const p = this.attempt(orgId, d).finally(() => {
+      this.inFlight.delete(p);
+      const n = busy.get(d.endpointId)! - 1;
+      if (n) busy.set(d.endpointId, n);
+      else busy.delete(d.endpointId);
+      if (!busy.size) this.busy.delete(orgId);
+      // A slot, the org's share and the endpoint's room are free again: the org may claim more.
+      if (this.stopped) return;
+      this.enqueue(orgId);
+      void this.fill();
+    });
+    this.inFlight.add(p);
   }
 
   private async attempt(orgId: string, d: repo.Claimed): Promise<void> {
@@ -190,6 +273,13 @@ export class WebhookDispatcher {
     if (this.timer) clearInterval(this.timer);
     await this.unlisten?.();
     await this.running;
+    await this.filling;
     await Promise.all(this.inFlight);
   }
 }
+
+const sum = (m: ReadonlyMap<string, number>) => {
+  let n = 0;
+  for (const v of m.values()) n += v;
+  return n;
+};

@@ -1,10 +1,12 @@
 import { type Kysely, sql } from 'kysely';
 import { CROSS_TENANT } from '../../db/tenant-guard.js';
 import type { DB } from '../../db/types.js';
+import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { feedStart, orgFeedPage } from '../changes/repository.js';
 import { endedBefore, parseSnapshot } from '../changes/snapshot.js';
 import {
+  DEFAULT_MAX_ENDPOINTS_PER_ORG,
   deliveryBody,
   eventOf,
   type WebhookDeliveryModel,
@@ -51,6 +53,9 @@ const ENDPOINT_COLS = [
 /**
  * A new endpoint; it receives the changes committed from now on: its position is the log's head,
  * and the snapshot that head was read from marks what had already committed behind it.
+ * An org has at most `maxPerOrg` endpoints (disabled ones count: enabling one needs no room).
+ * The count and the insert share a per-org advisory lock, so two registrations at once cannot
+ * both take the last place. Every way of registering one (GraphQL, `sdg webhook add`) comes here.
  */
 export async function insertEndpoint(
   db: Kysely<DB>,
@@ -62,25 +67,41 @@ export async function insertEndpoint(
     secret: string;
     createdBy: string | null;
   },
+  maxPerOrg: number = DEFAULT_MAX_ENDPOINTS_PER_ORG,
 ): Promise<WebhookEndpointModel> {
-  const start = await feedStart(db);
-  const row = await db
-    .insertInto('webhook_endpoints')
-    .values({
-      org_id: e.orgId,
-      id: newId('WebhookEndpoint'),
-      url: e.url,
-      events: e.events,
-      portfolio_ids: e.portfolioIds,
-      secret: e.secret,
-      created_by: e.createdBy,
-      cursor_tx: start.position.tx,
-      start_snapshot: start.snapshot,
-    } as EndpointRow as never)
-    .returning(ENDPOINT_COLS)
-    .executeTakeFirstOrThrow();
-  return toEndpoint(row as never);
+  return db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${e.orgId}::text || ':webhook-endpoints', 0))`.execute(
+      tx,
+    );
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from webhook_endpoints
+      where org_id = ${e.orgId}`.execute(tx);
+    if (rows[0].n >= maxPerOrg) throw tooManyEndpoints(maxPerOrg);
+    const start = await feedStart(tx);
+    const row = await tx
+      .insertInto('webhook_endpoints')
+      .values({
+        org_id: e.orgId,
+        id: newId('WebhookEndpoint'),
+        url: e.url,
+        events: e.events,
+        portfolio_ids: e.portfolioIds,
+        secret: e.secret,
+        created_by: e.createdBy,
+        cursor_tx: start.position.tx,
+        start_snapshot: start.snapshot,
+      } as EndpointRow as never)
+      .returning(ENDPOINT_COLS)
+      .executeTakeFirstOrThrow();
+    return toEndpoint(row as never);
+  });
 }
+
+const tooManyEndpoints = (max: number) =>
+  new AppError(
+    'VALIDATION_FAILED',
+    `The organization already has ${max} webhook endpoints, the most it may have. Remove one first (deleteWebhookEndpoint, or sdg webhook remove --id …); the limit is WEBHOOK_MAX_ENDPOINTS_PER_ORG.`,
+    [{ field: 'organizationId', reason: `at most ${max} webhook endpoints per organization` }],
+  );
 
 export async function listEndpoints(db: Kysely<DB>, orgId: string): Promise<WebhookEndpointModel[]> {
   const rows = await db
@@ -258,22 +279,32 @@ export interface Claimed {
  * rows no other process is claiming, and the same statement moves their next attempt `leaseMs`
  * ahead, so once it commits no other process sees them as due until the lease has passed. A
  * process that dies mid-send leaves them pending; they go out again after the lease.
+ * Each endpoint gives at most `perEndpoint` less what this process already sends to it (`busy`,
+ * by endpoint id), so one slow endpoint cannot take the org's whole share.
  */
 export async function claimDue(
   db: Kysely<DB>,
   orgId: string,
   limit: number,
   leaseMs: number,
+  perEndpoint: number,
+  busy: ReadonlyMap<string, number> = new Map(),
 ): Promise<Claimed[]> {
   // A materialized CTE: evaluated exactly once. As `id in (subquery … limit)` the planner may run the
   // subquery again per outer row, and SKIP LOCKED then claimed more rows than the limit (a test saw 4 of 3).
+  // The lateral subquery takes each endpoint's oldest due rows up to its room; the rows it locks
+  // beyond the outer limit stay pending and are released when the statement ends.
   const { rows } = await sql<Claimed>`
     with picked as materialized (
-      select x.id from webhook_deliveries x
-      where x.org_id = ${orgId} and x.status = 'pending' and x.next_attempt_at <= now()
-        and x.endpoint_id in (select y.id from webhook_endpoints y where y.org_id = ${orgId} and y.enabled)
-      order by x.next_attempt_at limit ${limit}
-      for update of x skip locked)
+      select x.id from webhook_endpoints y
+      cross join lateral (
+        select z.id, z.next_attempt_at from webhook_deliveries z
+        where z.org_id = ${orgId} and z.endpoint_id = y.id and z.status = 'pending' and z.next_attempt_at <= now()
+        order by z.next_attempt_at
+        limit greatest(0, ${perEndpoint}::int - coalesce((${JSON.stringify(Object.fromEntries(busy))}::jsonb ->> y.id)::int, 0))
+        for update of z skip locked) x
+      where y.org_id = ${orgId} and y.enabled
+      order by x.next_attempt_at limit ${limit})
     update webhook_deliveries d
     set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}::float8), attempts = d.attempts + 1
     from picked, webhook_endpoints e

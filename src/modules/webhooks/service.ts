@@ -63,18 +63,24 @@ export async function createEndpoint(
   },
 ): Promise<CreateWebhookEndpointPayloadModel> {
   requireOwner(ctx, input.organizationId);
-  await validateEndpoint(input, ctx.webhooks?.allowPrivateTargets ?? false, async (id) =>
+  // The context carries the cap once the app passes it on; until then the repository's default holds.
+  const settings: { allowPrivateTargets: boolean; maxEndpointsPerOrg?: number } | undefined = ctx.webhooks;
+  await validateEndpoint(input, settings?.allowPrivateTargets ?? false, async (id) =>
     Boolean(await ctx.loaders.portfolio.load({ orgId: input.organizationId, id })),
   );
   const secret = newSecret();
-  const endpoint = await repo.insertEndpoint(ctx.db, {
-    orgId: input.organizationId,
-    url: input.url,
-    events: [...new Set(input.events)],
-    portfolioIds: input.portfolioIds?.length ? [...new Set(input.portfolioIds)] : null,
-    secret,
-    createdBy: ctx.viewer.userId,
-  });
+  const endpoint = await repo.insertEndpoint(
+    ctx.db,
+    {
+      orgId: input.organizationId,
+      url: input.url,
+      events: [...new Set(input.events)],
+      portfolioIds: input.portfolioIds?.length ? [...new Set(input.portfolioIds)] : null,
+      secret,
+      createdBy: ctx.viewer.userId,
+    },
+    settings?.maxEndpointsPerOrg,
+  );
   return { endpoint, secret };
 }
 

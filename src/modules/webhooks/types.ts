@@ -1,5 +1,8 @@
 import type { ChangeModel, ChangeOp } from '../changes/types.js';
 
+/** Endpoints an org may register (WEBHOOK_MAX_ENDPOINTS_PER_ORG); each one costs every write a delivery. */
+export const DEFAULT_MAX_ENDPOINTS_PER_ORG = 25;
+
 /** One registered endpoint (never its secret). */
 export interface WebhookEndpointModel {
   orgId: string;
