@@ -1,4 +1,4 @@
-import { type DocumentNode, Kind, Lexer, Source, TokenKind, visit } from 'graphql';
+import { type DocumentNode, Kind, Lexer, Source, type Token, TokenKind, visit } from 'graphql';
 import { AppError } from '../errors.js';
 import type { GraphQLLimits } from './limits.js';
 
@@ -13,7 +13,18 @@ import type { GraphQLLimits } from './limits.js';
 /** Deepest bracket nesting a query text may have: room for the deepest selection and input value. */
 export const maxNesting = (limits: GraphQLLimits) => 2 * (limits.maxDepth + limits.maxInputDepth);
 
-/** Refuses query text over the byte limit, or nested deeper than `maxNesting`, before it is parsed. */
+// Read once: under the test runner, each read through the imported module is a lookup per token.
+const { AT, BRACE_L, BRACE_R, BRACKET_L, BRACKET_R, COLON, EOF, NAME, PAREN_L, PAREN_R, SPREAD } = TokenKind;
+
+/**
+ * Refuses query text over the byte limit, nested deeper than `maxNesting`, or with an operation
+ * that has more aliases or fields than the limits allow, before it is parsed.
+ *
+ * The aliases and fields are counted here because graphql-js validates a document before the
+ * Executor measures it, and validation (OverlappingFieldsCanBeMerged) compares every pair of
+ * fields that share a response name: a few kilobytes of aliases cost it far more CPU than the
+ * limits would let the operation cost later.
+ */
 export function checkQueryText(query: string, limits: GraphQLLimits): void {
   const bytes = Buffer.byteLength(query);
   if (bytes > limits.maxQueryBytes)
@@ -23,26 +34,152 @@ export function checkQueryText(query: string, limits: GraphQLLimits): void {
     );
   const max = maxNesting(limits);
   const lexer = new Lexer(new Source(query));
+  const shape = new DocumentShape();
   let level = 0;
   // Past the token limit, or at a syntax error, the parser's own error is the clearer answer.
   for (let tokens = 0; tokens <= limits.maxTokens; tokens++) {
-    let kind: TokenKind;
+    let token: Token;
     try {
-      kind = lexer.advance().kind;
+      token = lexer.advance();
     } catch {
       return;
     }
-    if (kind === TokenKind.EOF) return;
-    if (kind === TokenKind.BRACE_L || kind === TokenKind.BRACKET_L || kind === TokenKind.PAREN_L) {
+    const kind = token.kind;
+    if (kind === EOF) {
+      checkShape(shape, limits);
+      return;
+    }
+    if (kind === BRACE_L || kind === BRACKET_L || kind === PAREN_L) {
       if (++level > max)
         throw new AppError(
           'QUERY_TOO_COMPLEX',
           `The query nests braces, brackets and parentheses more than ${max} levels deep. Flatten it, or pass deep input values as variables.`,
         );
-    } else if (kind === TokenKind.BRACE_R || kind === TokenKind.BRACKET_R || kind === TokenKind.PAREN_R) {
+    } else if (kind === BRACE_R || kind === BRACKET_R || kind === PAREN_R) {
       level--;
     }
+    shape.read(kind, token.value);
   }
+}
+
+/** One operation or fragment of a document, as far as its tokens tell. */
+interface Definition {
+  operation: boolean;
+  name?: string;
+  aliases: number;
+  fields: number;
+  /** The fragments it spreads, anywhere in its selections. */
+  spreads: string[];
+}
+
+/**
+ * The operations and fragments of a document, with their aliases, fields and fragment spreads,
+ * read from its tokens alone. A colon inside parentheses belongs to an argument, a variable
+ * definition or an input object field; outside them, inside a selection set, it follows an alias.
+ */
+class DocumentShape {
+  readonly definitions: Definition[] = [];
+  private current: Definition | undefined;
+  private parens = 0;
+  private braces = 0;
+  private previous: TokenKind | undefined;
+  /** The previous token was the `query`/`mutation`/`subscription`/`fragment` that opened a definition. */
+  private keyword = false;
+  /** The previous token was the `on` of an inline fragment: a type condition follows. */
+  private typeCondition = false;
+
+  read(kind: TokenKind, value: string | undefined): void {
+    const previous = this.previous;
+    const keyword = this.keyword;
+    const typeCondition = this.typeCondition;
+    this.previous = kind;
+    this.keyword = false;
+    this.typeCondition = false;
+    if (kind === PAREN_L) this.parens++;
+    else if (kind === PAREN_R) this.parens--;
+    if (this.parens > 0 || kind === PAREN_R) return;
+
+    if (kind === BRACE_L) {
+      if (this.braces++ === 0) this.current ??= this.open(true);
+    } else if (kind === BRACE_R) {
+      if (--this.braces === 0) this.current = undefined;
+    } else if (kind === NAME && this.braces === 0) {
+      if (!this.current && value === 'fragment') this.current = this.open(false);
+      else if (!this.current && (value === 'query' || value === 'mutation' || value === 'subscription'))
+        this.current = this.open(true);
+      else if (this.current && keyword) {
+        this.current.name = value;
+        return;
+      } else return;
+      this.keyword = true;
+    } else if (this.current && this.braces > 0) {
+      if (kind === NAME) {
+        if (previous === SPREAD) {
+          if (value === 'on') this.typeCondition = true;
+          else this.current.spreads.push(value!);
+        } else if (!typeCondition && previous !== AT) this.current.fields++;
+      } else if (kind === COLON && previous === NAME) {
+        // The name before was an alias, not a field; the field's name follows.
+        this.current.aliases++;
+        this.current.fields--;
+      }
+    }
+  }
+
+  private open(operation: boolean): Definition {
+    const d: Definition = { operation, aliases: 0, fields: 0, spreads: [] };
+    this.definitions.push(d);
+    return d;
+  }
+}
+
+/**
+ * Refuses an operation whose aliases or fields, counted in its own text and in each fragment it
+ * reaches once, exceed the limits: the Executor counts each fragment wherever it is spread, so it
+ * would refuse the operation too. Every operation of the document is held to the limits, not only
+ * the one that runs, since validation compares the fields of all of them. A fragment no operation
+ * reaches makes the document invalid, so it is held to them alone.
+ */
+function checkShape(shape: DocumentShape, limits: GraphQLLimits): void {
+  const fragments = new Map<string, Definition[]>();
+  for (const d of shape.definitions)
+    if (!d.operation && d.name !== undefined) fragments.set(d.name, [...(fragments.get(d.name) ?? []), d]);
+  const reached = new Set<Definition>();
+  for (const op of shape.definitions) {
+    if (!op.operation) continue;
+    let aliases = 0;
+    let fields = 0;
+    const seen = new Set<string>();
+    const todo = [op];
+    for (let d = todo.pop(); d; d = todo.pop()) {
+      aliases += d.aliases;
+      fields += d.fields;
+      for (const name of d.spreads) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        for (const f of fragments.get(name) ?? []) {
+          reached.add(f);
+          todo.push(f);
+        }
+      }
+    }
+    checkCounts(op.name ? `Operation "${op.name}"` : 'The query', aliases, fields, limits);
+  }
+  for (const d of shape.definitions)
+    if (!d.operation && !reached.has(d)) checkCounts(`Fragment "${d.name}"`, d.aliases, d.fields, limits);
+}
+
+function checkCounts(what: string, aliases: number, fields: number, limits: GraphQLLimits): void {
+  if (aliases > limits.maxAliases)
+    throw new AppError(
+      'QUERY_TOO_COMPLEX',
+      `${what} uses at least ${aliases} aliases (each fragment counted once); the limit is ${limits.maxAliases}.`,
+    );
+  if (fields > limits.maxFields)
+    throw new AppError(
+      'QUERY_TOO_COMPLEX',
+      `${what} selects at least ${fields} fields (each fragment counted once); the limit is ${limits.maxFields}.`,
+    );
 }
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
