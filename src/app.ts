@@ -158,14 +158,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
 /** Fastify with what every request gets: an id, its statement counter, body limits and the error body. */
 function createServer(opts: AppOptions, metrics: Metrics): FastifyInstance {
+  const requestTimeout = opts.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: withLazyChildren(opts.logger) } : { logger: false }),
     // One access line per request instead, with its operation, SQL count and org (observability/http.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? 1_048_576,
-    requestTimeout: opts.requestTimeoutMs ?? 30_000,
-    // Node checks request timeouts every 30 s by default, so a slow sender could hold a socket twice as long.
-    http: { connectionsCheckingInterval: 1_000 },
+    requestTimeout,
+    http: {
+      // Node checks request timeouts every 30 s by default, so a slow sender could hold a socket twice as long.
+      connectionsCheckingInterval: 1_000,
+      // Node cuts a request whose headers have arrived only once both timeouts have passed, and its
+      // default headersTimeout (60 s, fixed when the server is built, before Fastify sets
+      // requestTimeout) would let a trickled body run past requestTimeout.
+      headersTimeout: requestTimeout,
+    },
     frameworkErrors,
     clientErrorHandler,
     trustProxy: trustedProxies(opts.trustProxy),

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { AppError, errorBody } from '../errors.js';
+import { isLingering } from './lingering-close.js';
 
 /**
  * Node's HTTP parser refuses some requests before Fastify sees them: a request line and headers over
@@ -28,7 +29,11 @@ export function clientErrorHandler(
 ): void {
   // A reset connection has nobody left to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) {
+  // A refused request whose body is being discarded was answered already; the lingering bounds end it.
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && isLingering(socket)) return;
+  // Node's response in flight on this socket; a second status line would corrupt it.
+  const answered = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (socket.writable && !answered) {
     const appErr = answerFor(err.code);
     // Limits (header size, receive time): once at warn with the code, as for requests (observability/http.ts).
     if (appErr.code !== 'BAD_REQUEST') {

@@ -5,6 +5,13 @@ import type { FastifyInstance } from 'fastify';
 export const LINGER_MAX_BYTES = 8 * 1024 * 1024;
 export const LINGER_MAX_MS = 5_000;
 
+const lingering = new WeakSet<Socket>();
+
+/** Whether the socket is reading and discarding the rest of a refused request's body. */
+export function isLingering(socket: Socket): boolean {
+  return lingering.has(socket);
+}
+
 /**
  * Lingering close, as nginx does it. A response sent before its request body has all arrived (413
  * for a body over the limit, 415, 429) went out with `Connection: close`, and Node reset the socket
@@ -35,11 +42,13 @@ export function installLingeringClose(
       if (discarded > bounds.maxBytes) cut();
     };
     const stop = () => {
+      lingering.delete(socket);
       clearTimeout(timer);
       raw.off('data', onData);
       raw.off('end', stop);
       socket.off('close', stop);
     };
+    lingering.add(socket);
     const timer = setTimeout(cut, bounds.maxMs);
     timer.unref();
     raw.on('data', onData);
