@@ -7,8 +7,8 @@ import { Executor } from './graphql/executor.js';
 import { DEFAULT_LIMITS, type GraphQLLimits } from './graphql/limits.js';
 import { buildSchema } from './graphql/schema.js';
 import { registerGraphQL } from './graphql/server.js';
-import { registerSubscriptions } from './graphql/subscriptions.js';
 import type { TrustedDocuments } from './graphql/trusted-documents.js';
+import { DEFAULT_SOCKET_LIMITS, registerWebSocket, type SocketLimits } from './graphql/websocket.js';
 import {
   Admission,
   type AdmissionConfig,
@@ -78,8 +78,8 @@ export interface AppOptions {
   readinessChecks?: ReadinessCheck[];
   /** How long /readyz waits for each dependency. */
   readyTimeoutMs?: number;
-  /** Bounds of live subscriptions (graphql-ws on /graphql); DEFAULT_HUB_LIMITS unless given. */
-  subscriptions?: Partial<HubLimits>;
+  /** Bounds of live subscriptions and of sockets (graphql-ws on /graphql); the defaults unless given. */
+  subscriptions?: Partial<HubLimits & SocketLimits>;
   /** Browser origins allowed to call (CORS_ORIGINS); `*` unless given. */
   corsOrigins?: CorsOrigins;
   /** br/gzip levels; DEFAULT_COMPRESSION unless given, `false` turns compression off. */
@@ -152,7 +152,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerRest(app, executor);
   registerOpenApi(app);
   const hub = new ChangeHub(database.db, database.listen, { ...DEFAULT_HUB_LIMITS, ...opts.subscriptions });
-  registerSubscriptions(app, { schema: executor.schema, database, cursors, hub, limits });
+  registerWebSocket(app, {
+    executor,
+    database,
+    readDatabase,
+    cursors,
+    hub,
+    limits,
+    socketLimits: { ...DEFAULT_SOCKET_LIMITS, ...opts.subscriptions },
+    admission,
+    metrics,
+    trustedDocuments: opts.trustedDocuments,
+    webhooks,
+  });
   return app;
 }
 

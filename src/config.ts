@@ -163,4 +163,6 @@ export function loadConfig(env: Env = process.env): Config {
       ),
     },
   };
+      perOrg: Math.max(1, int(env, 'SUBSCRIPTIONS_PER_ORG', DEFAULT_HUB_LIMITS.perOrg)),
+      costPerOrg: Math.max(1, int(env, 'SUBSCRIPTIONS_COST_PER_ORG', DEFAULT_HUB_LIMITS.costPerOrg)),
 }

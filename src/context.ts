@@ -30,6 +30,8 @@ export interface Context {
   connection?: Connection;
   /** Webhook registration settings (whether private targets are allowed); absent means refuse them. */
   webhooks?: { allowPrivateTargets: boolean };
+  /** The running operation's measured cost: a subscription's counts against its organization's fan-out bound. */
+  operationCost?: number;
   /** Waits for a slot of that tier (src/http/admission.ts); absent when admission control is off. */
   admit?: (tier: AdmissionTier) => Promise<void>;
 }
@@ -82,4 +84,13 @@ export function routeToReadPool(ctx: Context): void {
   const primary = ctx.db;
   ctx.db = ctx.readDb;
   ctx.loaders = createLoaders(ctx.readDb, ctx.viewer, primary);
+}
+
+/**
+ * Lets a long-lived context (a subscription's, which serves every event) forget what it has read,
+ * so the next event's resolvers read the records as they are now, not as the first event saw them.
+ */
+export function forgetReads(ctx: Context): void {
+  ctx.loaders = createLoaders(ctx.db, ctx.viewer);
+  ctx.memo = undefined;
 }

@@ -6,7 +6,7 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { buildApp } from '../src/app.js';
 import { createApiKey, revokeApiKey } from '../src/modules/auth/repository.js';
-import { ChangeHub, CLOSE } from '../src/modules/changes/hub.js';
+import { ChangeHub, CLOSE, DEFAULT_HUB_LIMITS } from '../src/modules/changes/hub.js';
 import { backend } from './helpers/database.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
 import { a1, freshPortfolio } from './records-helpers.js';
@@ -248,7 +248,7 @@ describe('graphql-ws subscriptions', () => {
     const hub = new ChangeHub(
       env.database.db,
       env.database.listen,
-      { perKey: 10, perProcess: 10, queuePerSocket: 2 },
+      { ...DEFAULT_HUB_LIMITS, perKey: 10, perProcess: 10, queuePerSocket: 2 },
       50,
     );
     try {

@@ -66,12 +66,7 @@ export function installTrustedDocuments(graphql: FastifyInstance, docs: TrustedD
     if (!params || typeof params !== 'object') return;
     const named = requestedHash(params);
     if (named) {
-      const doc = docs.get(named.hash);
-      if (doc === undefined)
-        throw new AppError(
-          'PERSISTED_DOCUMENT_NOT_FOUND',
-          `No trusted document has the hash "${named.hash.slice(0, 80)}". Build the client with the server's manifest (GRAPHQL_TRUSTED_DOCUMENTS).`,
-        );
+      const doc = documentOf(docs, named.hash);
       if (named.extensions) delete named.extensions.persistedQuery;
       if (req.method === 'POST') {
         params.query = doc;
@@ -88,10 +83,38 @@ export function installTrustedDocuments(graphql: FastifyInstance, docs: TrustedD
       }
       return;
     }
-    if (params.query !== undefined && !req.ctx?.viewer.admin)
-      throw new AppError(
-        'PERSISTED_DOCUMENT_REQUIRED',
-        'This gateway runs only trusted documents: send the document hash as documentId (or extensions.persistedQuery.sha256Hash), not the query text. Ad-hoc documents need an admin key (sdg key create --admin).',
-      );
+    if (params.query !== undefined && !req.ctx?.viewer.admin) throw documentRequired();
   });
 }
+
+/**
+ * The text a WebSocket operation runs: the manifest's document when the message names a hash (in
+ * `extensions`, as graphql-ws carries it), else its own query text, from an admin key only: the
+ * same rule as /graphql's.
+ */
+export function trustedSocketQuery(
+  docs: TrustedDocuments,
+  payload: { query: string; extensions?: unknown },
+  admin: boolean,
+): string {
+  const named = requestedHash(payload);
+  if (named) return documentOf(docs, named.hash);
+  if (!admin) throw documentRequired();
+  return payload.query;
+}
+
+function documentOf(docs: TrustedDocuments, hash: string): string {
+  const doc = docs.get(hash);
+  if (doc === undefined)
+    throw new AppError(
+      'PERSISTED_DOCUMENT_NOT_FOUND',
+      `No trusted document has the hash "${hash.slice(0, 80)}". Build the client with the server's manifest (GRAPHQL_TRUSTED_DOCUMENTS).`,
+    );
+  return doc;
+}
+
+const documentRequired = () =>
+  new AppError(
+    'PERSISTED_DOCUMENT_REQUIRED',
+    'This gateway runs only trusted documents: send the document hash as documentId (or extensions.persistedQuery.sha256Hash), not the query text. Ad-hoc documents need an admin key (sdg key create --admin).',
+  );

@@ -173,3 +173,34 @@ function admitter(
     else reply.raw.once('close', req.releaseSlot);
   };
 }
+
+/**
+ * `ctx.admit` for one operation outside an HTTP request (a WebSocket's): the same tiers and queue as
+ * HTTP's, given up when `signal` aborts (the socket closed) and released by `release()` once the
+ * operation's answer is written.
+ */
+export function operationAdmitter(
+  tiers: Record<AdmissionTier, Admission>,
+  signal: AbortSignal,
+  onWaited?: (tier: AdmissionTier, seconds: number) => void,
+): { admit: (tier: AdmissionTier) => Promise<void>; release: () => void } {
+  let release: (() => void) | undefined;
+  let done = false;
+  return {
+    admit: async (tier) => {
+      const admission = tiers[tier];
+      if (release || done || !admission.enabled) return;
+      const started = performance.now();
+      try {
+        release = await admission.acquire(signal);
+      } finally {
+        onWaited?.(tier, (performance.now() - started) / 1000);
+      }
+      if (done) release();
+    },
+    release: () => {
+      done = true;
+      release?.();
+    },
+  };
+}

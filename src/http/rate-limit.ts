@@ -113,6 +113,13 @@ export function installRateLimit(
     if (!r.allowed) onRefused?.('address');
     return r;
   });
+  // Operations that arrive on an open WebSocket take from their key's bucket here, the same budget
+  // as the key's HTTP requests (src/graphql/subscriptions.ts asks for each subscribe message).
+  app.decorate('takeKeyBudget', async (keyHash: string) => {
+    const r = await limiter.take(`k:${keyHash}`, cfg, Date.now());
+    if (!r.allowed) onRefused?.('key');
+    return r;
+  });
   declareKeyHash(app);
   // Buckets are named by the key's hash (presentedKeyHash), so raw keys never sit in memory maps or
   // Redis. Whether the key is valid is known after authentication.
@@ -151,5 +158,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Takes a WebSocket upgrade from its client address's budget; absent when rate limiting is off. */
     admitUpgrade?: (req: IncomingMessage) => Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+    /** Takes one operation from a key's budget (by its hash); absent when rate limiting is off. */
+    takeKeyBudget?: (keyHash: string) => Promise<{ allowed: boolean; retryAfterSeconds: number }>;
   }
 }

@@ -13,11 +13,25 @@ import type { ChangeModel } from './types.js';
 export interface HubLimits {
   perKey: number;
   perProcess: number;
+  /** Live subscriptions of one organization, across its keys and sockets. */
+  perOrg: number;
+  /**
+   * The summed cost (nodes each event may return, as the cost limit measures them) of one
+   * organization's live subscriptions: every event is executed once per subscriber, so this bounds
+   * the work one write fans out to.
+   */
+  costPerOrg: number;
   /** Events queued for one socket before it is closed as a slow consumer. */
   queuePerSocket: number;
 }
 
-export const DEFAULT_HUB_LIMITS: HubLimits = { perKey: 100, perProcess: 10_000, queuePerSocket: 1_000 };
+export const DEFAULT_HUB_LIMITS: HubLimits = {
+  perKey: 100,
+  perProcess: 10_000,
+  perOrg: 500,
+  costPerOrg: 50_000,
+  queuePerSocket: 1_000,
+};
 
 /** Close codes a subscriber's socket may get. */
 export const CLOSE = { SLOW_CONSUMER: 4420, KEY_REVOKED: 4403 } as const;
@@ -67,6 +81,9 @@ interface Tail {
 export class ChangeHub {
   private readonly tails = new Map<string, Tail>();
   private readonly perKey = new Map<string, number>();
+  private readonly perOrg = new Map<string, { count: number; cost: number }>();
+  /** Each socket's subscribers, so that a key's changed access reaches them between events. */
+  private readonly bySocket = new WeakMap<Connection, Set<Subscriber>>();
   private total = 0;
   private started = 0;
   private unlisten?: () => Promise<void>;
@@ -116,18 +133,33 @@ export class ChangeHub {
     for (const t of this.tails.values()) void this.read(t);
   }
 
-  /** Registers a subscriber; refuses beyond the per-key and per-process bounds. */
+  /**
+   * Registers a subscriber whose events each cost `cost` (the operation's measured cost); refuses
+   * beyond the per-key, per-organization and per-process bounds.
+   */
   async subscribe(
     conn: Connection,
     orgId: string,
     portfolioId: string,
     accepts: (c: ChangeModel) => boolean,
+    cost = 1,
   ): Promise<AsyncIterableIterator<ChangeModel>> {
     const mine = this.perKey.get(conn.keyHash) ?? 0;
     if (mine >= this.limits.perKey)
       throw new AppError(
         'RATE_LIMITED',
         `This API key has ${mine} live subscriptions, the most one key may hold; end some first.`,
+      );
+    const org = this.perOrg.get(orgId) ?? { count: 0, cost: 0 };
+    if (org.count >= this.limits.perOrg)
+      throw new AppError(
+        'RATE_LIMITED',
+        `This organization has ${org.count} live subscriptions, the most one organization may hold; end some first.`,
+      );
+    if (org.cost + cost > this.limits.costPerOrg)
+      throw new AppError(
+        'RATE_LIMITED',
+        `This organization's live subscriptions may select at most ${this.limits.costPerOrg.toLocaleString('en')} nodes per event together; this one selects ${cost.toLocaleString('en')} and ${org.cost.toLocaleString('en')} are taken. Select fewer nodes (smaller pages under \`record\`), or end other subscriptions.`,
       );
     if (this.total >= this.limits.perProcess)
       throw new AppError(
@@ -136,6 +168,9 @@ export class ChangeHub {
       );
     // Counted, and the tail registered, before the first await: concurrent subscribes see each other.
     this.perKey.set(conn.keyHash, mine + 1);
+    org.count++;
+    org.cost += cost;
+    this.perOrg.set(orgId, org);
     this.total++;
     const key = `${orgId}\0${portfolioId}`;
     // Its own snapshot even on a followed portfolio: the tail may still be behind entries that
@@ -174,6 +209,10 @@ export class ChangeHub {
       t.subs.delete(sub);
       if (!t.subs.size) this.tails.delete(key);
       this.perKey.set(conn.keyHash, (this.perKey.get(conn.keyHash) ?? 1) - 1);
+      org.count--;
+      org.cost -= cost;
+      if (!org.count && this.perOrg.get(orgId) === org) this.perOrg.delete(orgId);
+      this.bySocket.get(conn)?.delete(sub);
       this.total--;
       if (counted) this.started--;
     };
@@ -214,6 +253,9 @@ export class ChangeHub {
       },
     };
     tail.subs.add(sub);
+    const mineOnSocket = this.bySocket.get(conn) ?? new Set();
+    mineOnSocket.add(sub);
+    this.bySocket.set(conn, mineOnSocket);
     try {
       await Promise.all([this.start(), tail.ready, start]);
       if (!done) {
@@ -247,6 +289,15 @@ export class ChangeHub {
       },
     };
     return iterator;
+  }
+
+  /**
+   * Applies a socket's key as it stands now (looked up again by the socket's owner): a subscription
+   * whose portfolio is out of reach ends with NOT_FOUND, without waiting for its next event.
+   */
+  recheck(conn: Connection, viewer: Viewer): void {
+    for (const sub of [...(this.bySocket.get(conn) ?? [])])
+      if (!viewer.canReadPortfolio(sub.orgId, sub.portfolioId)) sub.fail(lostPortfolio());
   }
 
   /** Reads what follows a tail's position and hands it to its subscribers, one read at a time. */
@@ -284,7 +335,7 @@ export class ChangeHub {
         continue;
       }
       if (!viewer.canReadPortfolio(sub.orgId, sub.portfolioId)) {
-        sub.fail(new AppError('NOT_FOUND', 'Portfolio was not found, or your API key has no access to it.'));
+        sub.fail(lostPortfolio());
         continue;
       }
       const since = await sub.since;
@@ -293,3 +344,6 @@ export class ChangeHub {
     }
   }
 }
+
+const lostPortfolio = () =>
+  new AppError('NOT_FOUND', 'Portfolio was not found, or your API key has no access to it.');

@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import { type Context, forgetReads } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import { AppError, notFound } from '../../errors.js';
 import { typeOfId } from '../../ids.js';
@@ -82,9 +82,14 @@ export async function subscribePortfolio(
   if (!ctx.changes || !ctx.connection) throw SUBSCRIBE_OVER_WS();
   const p = await readablePortfolio(ctx, portfolioId);
   const wanted = kinds?.length ? new Set(kinds) : undefined;
-  return ctx.changes.subscribe(ctx.connection, p.orgId, p.id, (c) =>
-    wanted ? c.op !== 'schema' && wanted.has(c.recordKind) : true,
+  const events = await ctx.changes.subscribe(
+    ctx.connection,
+    p.orgId,
+    p.id,
+    (c) => (wanted ? c.op !== 'schema' && wanted.has(c.recordKind) : true),
+    ctx.operationCost,
   );
+  return readFreshEach(ctx, events);
 }
 
 const KIND_OF: Partial<Record<string, RecordKind>> = {
@@ -98,5 +103,31 @@ export async function subscribeRecord(ctx: Context, id: string) {
   const kind = KIND_OF[typeOfId(id) ?? ''];
   const r = kind && (await findRecord(ctx, kind, id));
   if (!r) throw notFound('Record');
-  return ctx.changes.subscribe(ctx.connection, r.orgId, r.portfolioId, (c) => c.recordId === id);
+  const events = await ctx.changes.subscribe(
+    ctx.connection,
+    r.orgId,
+    r.portfolioId,
+    (c) => c.recordId === id,
+    ctx.operationCost,
+  );
+  return readFreshEach(ctx, events);
+}
+
+/**
+ * A subscription's events, each resolved with nothing cached from before it: graphql-js executes
+ * every event with the subscription's one context, whose loaders would otherwise answer a later
+ * event's `record` with the record as an earlier one read it.
+ */
+function readFreshEach<T>(ctx: Context, events: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+  return {
+    next: async () => {
+      const r = await events.next();
+      if (!r.done) forgetReads(ctx);
+      return r;
+    },
+    return: () => events.return?.() ?? Promise.resolve({ value: undefined, done: true }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
