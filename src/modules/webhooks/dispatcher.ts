@@ -214,21 +214,33 @@ export class WebhookDispatcher {
     const busy = this.busy.get(orgId) ?? new Map<string, number>();
     this.busy.set(orgId, busy);
     busy.set(d.endpointId, (busy.get(d.endpointId) ?? 0) + 1);
-    const p = this.attempt(orgId, d).finally(() => {
-      this.inFlight.delete(p);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       const n = busy.get(d.endpointId)! - 1;
       if (n) busy.set(d.endpointId, n);
       else busy.delete(d.endpointId);
       if (!busy.size) this.busy.delete(orgId);
-      // A slot, the org's share and the endpoint's room are free again: the org may claim more.
+      // The org's share and the endpoint's room are free again: the org may claim more.
       if (this.stopped) return;
       this.enqueue(orgId);
       void this.fill();
+    };
+    const p = this.attempt(orgId, d, release).finally(() => {
+      this.inFlight.delete(p);
+      release();
     });
     this.inFlight.add(p);
   }
 
-  private async attempt(orgId: string, d: repo.Claimed): Promise<void> {
+  /**
+   * Sends one delivery and records the outcome. A success calls `answered` before it is recorded:
+   * the delivery's lease keeps it from being claimed again, so the endpoint's next send need not
+   * wait for this commit. A failure is recorded first, so an endpoint that fails is disabled
+   * before it is sent more.
+   */
+  private async attempt(orgId: string, d: repo.Claimed, answered: () => void): Promise<void> {
     const t = Math.floor(Date.now() / 1000);
     let res: SendResult;
     try {
@@ -247,7 +259,10 @@ export class WebhookDispatcher {
       res = { ok: false, error: String(err) };
     }
     try {
-      if (res.ok) return await repo.markDelivered(this.db, orgId, d, res.status ?? 200);
+      if (res.ok) {
+        answered();
+        return await repo.markDelivered(this.db, orgId, d, res.status ?? 200);
+      }
       const retryAt = new Date(Date.now() + backoffMs(this.settings, d.attempts));
       const on = await repo.markFailed(
         this.db,
