@@ -30,6 +30,7 @@ export async function abuseCommand(o: BenchOptions, v: AbuseFlags): Promise<void
     keyLimit: !v['unlimited-key'],
     gateway: o.gateway,
     attacker: { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist/bench/abuse-attacks.js')] },
+    wsAttacker: { command: process.execPath, args: [join(PACKAGE_ROOT, 'dist/bench/abuse-ws-attacks.js')] },
     rawDir: o.rawDir,
     quiet: false,
   });

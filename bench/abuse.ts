@@ -4,6 +4,17 @@ import { join } from 'node:path';
 import { createDatabase } from '../src/db/database.js';
 import { createApiKey } from '../src/modules/auth/repository.js';
 import { FLOODS, type Flood } from './abuse-attacks.js';
+import {
+  type DeliveryStats,
+  expandOnly,
+  isWsAttack,
+  SLOW_WEBHOOK,
+  SlowWebhookTenant,
+  WEBHOOK_DELAY_GOAL_MS,
+  WS_ATTACK_LIST,
+  wsFlood,
+} from './abuse-ws.js';
+import type { WsAttack, WsAttackContext } from './abuse-ws-attacks.js';
 import { percentile } from './load.js';
 import { load1, type MachineInfo, machineInfo } from './machine.js';
 import { freePort, ServerProcess } from './proc.js';
@@ -21,6 +32,10 @@ import { TcpProxy } from './tcp-proxy.js';
  * Attackers run as their own processes (bench/abuse-attacks.ts). The fifth attack is not a request:
  * the gateway reaches Postgres through a TCP proxy that goes silent (packets dropped, nothing
  * refused) for the window, and the bench then measures how long the gateway takes to recover.
+ *
+ * The WebSocket attacks of issue 37 (bench/abuse-ws-attacks.ts, bench/abuse-ws.ts) follow: graphql-ws
+ * floods, a socket that never reads, churn, fan-out, and a slow webhook tenant. A socket attacker
+ * says when its setup is done, and the tenant's window starts then.
  */
 export interface AbuseOptions {
   serverUrl: string;
@@ -40,6 +55,10 @@ export interface AbuseOptions {
   keyLimit: boolean;
   gateway: Command;
   attacker: Command;
+  /** The socket attacker, bench/abuse-ws-attacks.ts. */
+  wsAttacker: Command;
+  /** Scales the WebSocket attacks' sizes (in-flight counts, subscriptions, writes); 1 unless a smoke test. */
+  wsSize?: number;
   rawDir: string;
   quiet: boolean;
 }
@@ -57,6 +76,7 @@ export const ABUSE_DEFAULTS = {
 export const ATTACKS = [
   ...(Object.keys(FLOODS) as Flood[]).map((id) => ({ id, title: FLOODS[id].title })),
   { id: 'silent-db', title: '5. the path to Postgres drops packets (nothing refused), then returns' },
+  ...WS_ATTACK_LIST,
 ] as const;
 
 export interface TenantStats {
@@ -76,9 +96,13 @@ export interface AttackResult {
   /** Tenant p50 and p99 under the attack ÷ the calm window just before it. */
   ratio: { p50: number; p99: number };
   peakRssMb: number;
+  /** RSS when the window started: what earlier attacks left behind (one gateway runs them all). */
+  startRssMb?: number;
   gatewayCpuSec: number;
   /** silent-db: seconds from the path's return to the tenant's first 200. */
   recoverySec?: number;
+  /** ws-slow-webhook: the other org's delivery delay, calm and under the attack. */
+  webhook?: { calm: DeliveryStats; attack: DeliveryStats };
   goalMet: boolean;
 }
 
@@ -104,6 +128,10 @@ export interface AbuseResults {
 }
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
+
+/** The slow webhook tenant's extra goal: B's deliveries all arrive, at most 2 s later than calm. */
+export const webhookGoalMet = (w: { calm: DeliveryStats; attack: DeliveryStats }) =>
+  w.attack.missing === 0 && w.attack.delayMs.p99 <= w.calm.delayMs.p99 + WEBHOOK_DELAY_GOAL_MS;
 const say = (o: Pick<AbuseOptions, 'quiet'>, line: string) => {
   if (!o.quiet) process.stderr.write(`${line}\n`);
 };
@@ -167,27 +195,35 @@ export async function runAbuse(o: AbuseOptions): Promise<AbuseResults> {
 
   // The attacker holds a key of its own (the attack worked with any key, a guest's included).
   const admin = await createDatabase({ url: serverEnv.DATABASE_URL });
-  await admin.db.deleteFrom('api_keys').where('label', '=', 'abuse').execute();
-  const attackerKey = (await createApiKey(admin.db, dataset.ownerUserId, 'abuse')).apiKey;
+  await admin.db.deleteFrom('api_keys').where('label', 'in', ['abuse', 'abuse-writer']).execute();
+  // The fan-out's subscriptions are spread over four keys, as one attacker holding several would.
+  const attackerKeys: string[] = [];
+  for (let i = 0; i < 4; i++)
+    attackerKeys.push((await createApiKey(admin.db, dataset.ownerUserId, 'abuse')).apiKey);
+  const attackerKey = attackerKeys[0];
+  const writerKey = (await createApiKey(admin.db, dataset.ownerUserId, 'abuse-writer')).apiKey;
   await admin.close();
+  const only = expandOnly(o.only);
 
   const target = new URL(serverEnv.DATABASE_URL);
   const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
   const viaProxy = new URL(serverEnv.DATABASE_URL);
   viaProxy.host = `127.0.0.1:${proxy.port}`;
   // Production settings, with the default rate limits (the regular bench lifts them).
-  const env: Record<string, string> = { ...gatewayEnv(serverEnv), DATABASE_URL: viaProxy.toString() };
+  // Private targets: the slow webhook tenant's receivers listen on 127.0.0.1.
+  const env: Record<string, string> = {
+    ...gatewayEnv(serverEnv),
+    DATABASE_URL: viaProxy.toString(),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+  };
   for (const k of Object.keys(env)) if (k.startsWith('RATE_LIMIT_')) delete env[k];
   if (!o.keyLimit)
     Object.assign(env, { RATE_LIMIT_PER_SECOND: '1000000000', RATE_LIMIT_BURST: '1000000000' });
-  const gateway = new ServerProcess(
-    'gateway',
-    o.gateway.command,
-    o.gateway.args,
-    env,
-    await freePort(),
-    join(o.rawDir, 'abuse-gateway.log'),
-  );
+  const port = await freePort();
+  const startGateway = (log: string) =>
+    new ServerProcess('gateway', o.gateway.command, o.gateway.args, env, port, join(o.rawDir, log));
+  let gateway = startGateway('abuse-gateway.log');
+  let attacked = false;
   const page = `${gateway.url}/projects/v1?orgId=${dataset.orgId}&portfolioId=${portfolioId}&limit=100`;
   try {
     await gateway.ready();
@@ -200,7 +236,12 @@ export async function runAbuse(o: AbuseOptions): Promise<AbuseResults> {
       gateway.startWindow();
       const stats = await run();
       const w = gateway.endWindow();
-      return { stats, peakRssMb: Math.round(w.peakRssMb), cpuSec: r2(w.cpuSec) };
+      return {
+        stats,
+        peakRssMb: Math.round(w.peakRssMb),
+        startRssMb: Math.round(w.startRssMb),
+        cpuSec: r2(w.cpuSec),
+      };
     };
     const calmRun = () => tenant(page, fixture.apiKey, o.tenantRate, o.duration);
     say(o, `calm: the tenant alone for ${o.duration} s at ${o.tenantRate} req/s`);
@@ -211,57 +252,123 @@ export async function runAbuse(o: AbuseOptions): Promise<AbuseResults> {
     );
 
     const attacks: AttackResult[] = [];
-    for (const a of ATTACKS.filter((x) => !o.only.length || o.only.includes(x.id))) {
+    const wsContext: WsAttackContext = {
+      keys: attackerKeys,
+      writerKey,
+      orgId: dataset.orgId,
+      portfolioId,
+      projectId: prepared.busiestProjectId,
+      size: o.wsSize ?? 1,
+    };
+    for (const a of ATTACKS.filter((x) => !only.length || only.includes(x.id))) {
       say(o, `${a.title}`);
-      const before = await window(calmRun);
-      say(o, `  calm before it: p50 ${before.stats.latencyMs.p50} ms  p99 ${before.stats.latencyMs.p99} ms`);
-      let attacker: AttackResult['attacker'];
-      let recoverySec: number | undefined;
-      const w = await window(async () => {
-        if (a.id === 'silent-db') {
-          proxy.blackhole();
-          const stats = await tenant(page, fixture.apiKey, o.tenantRate, o.duration);
-          proxy.restore();
-          const back = performance.now();
-          for (let i = 0; i < 600; i++) {
-            const r = await fetch(page, { headers: { 'x-api-key': fixture.apiKey } });
-            await r.arrayBuffer();
-            if (r.status === 200) break;
-            await new Promise((res) => setTimeout(res, 100));
-          }
-          recoverySec = r2((performance.now() - back) / 1000);
+      // Each WebSocket attack gets a fresh gateway on the same port, so that its RSS is its own and
+      // not what the sockets of the attack before it left.
+      if (isWsAttack(a.id) && attacked) {
+        await gateway.stop();
+        gateway = startGateway(`abuse-gateway-${a.id}.log`);
+        await gateway.ready();
+      }
+      attacked = true;
+      let hooks: SlowWebhookTenant | undefined;
+      let calmDeliveries: DeliveryStats | undefined;
+      let attackDeliveries: DeliveryStats | undefined;
+      // B's deliveries are waited for, boundedly: under the attack they may not come at all.
+      const deliveryWaitSec = Math.min(60, Math.max(10, 2 * o.duration));
+      if (a.id === SLOW_WEBHOOK.id) {
+        hooks = new SlowWebhookTenant(gateway.url, serverEnv.DATABASE_URL, {
+          key: fixture.apiKey,
+          orgId: dataset.orgId,
+          portfolioId: dataset.scratchPortfolioId,
+          projectIds: fixture.writeProjectIds,
+        });
+        await hooks.setup();
+      }
+      try {
+        const before = await window(async () => {
+          if (!hooks) return calmRun();
+          const [stats, d] = await Promise.all([calmRun(), hooks.measureB(o.duration, 2, deliveryWaitSec)]);
+          calmDeliveries = d;
           return stats;
-        }
-        const attack = flood(o, a.id as Flood, gateway.url, attackerKey, portfolioId);
-        const stats = await tenant(page, fixture.apiKey, o.tenantRate, o.duration);
-        attacker = await attack;
-        return stats;
-      });
-      const ratio = {
-        p50: r2(w.stats.latencyMs.p50 / before.stats.latencyMs.p50),
-        p99: r2(w.stats.latencyMs.p99 / before.stats.latencyMs.p99),
-      };
-      // A silent database cannot serve the tenant: the goal there is a bounded 503 and a recovery.
-      const goalMet =
-        a.id === 'silent-db'
-          ? w.stats.latencyMs.max < 15_000 && recoverySec !== undefined && recoverySec < 10
-          : ratio.p99 <= ABUSE_DEFAULTS.goals.p99Ratio && w.peakRssMb < ABUSE_DEFAULTS.goals.rssMb;
-      attacks.push({
-        id: a.id,
-        title: a.title,
-        attacker,
-        calm: before.stats,
-        tenant: w.stats,
-        ratio,
-        peakRssMb: w.peakRssMb,
-        gatewayCpuSec: w.cpuSec,
-        recoverySec,
-        goalMet,
-      });
-      say(
-        o,
-        `  tenant p50 ${w.stats.latencyMs.p50} ms (${ratio.p50}×)  p99 ${w.stats.latencyMs.p99} ms (${ratio.p99}×)  max ${w.stats.latencyMs.max} ms  statuses ${JSON.stringify(w.stats.statuses)}  rss ${w.peakRssMb} MB${attacker ? `  attacker ${JSON.stringify(attacker.statuses)}` : ''}${recoverySec !== undefined ? `  recovered in ${recoverySec} s` : ''}`,
-      );
+        });
+        say(
+          o,
+          `  calm before it: p50 ${before.stats.latencyMs.p50} ms  p99 ${before.stats.latencyMs.p99} ms`,
+        );
+        let attacker: AttackResult['attacker'];
+        let recoverySec: number | undefined;
+        const w = await window(async () => {
+          if (a.id === 'silent-db') {
+            proxy.blackhole();
+            const stats = await tenant(page, fixture.apiKey, o.tenantRate, o.duration);
+            proxy.restore();
+            const back = performance.now();
+            for (let i = 0; i < 600; i++) {
+              const r = await fetch(page, { headers: { 'x-api-key': fixture.apiKey } });
+              await r.arrayBuffer();
+              if (r.status === 200) break;
+              await new Promise((res) => setTimeout(res, 100));
+            }
+            recoverySec = r2((performance.now() - back) / 1000);
+            return stats;
+          }
+          if (hooks) {
+            const size = o.wsSize ?? 1;
+            const attack = hooks.attack(o.duration, 4, Math.max(10, Math.round(100 * size)));
+            const [stats, d] = await Promise.all([
+              tenant(page, fixture.apiKey, o.tenantRate, o.duration),
+              hooks.measureB(o.duration, 2, deliveryWaitSec),
+            ]);
+            attackDeliveries = d;
+            attacker = await attack;
+            return stats;
+          }
+          if (isWsAttack(a.id)) {
+            const ws = wsFlood(o.wsAttacker, a.id as WsAttack, gateway.url, o.duration, wsContext);
+            await ws.ready;
+            const stats = await tenant(page, fixture.apiKey, o.tenantRate, o.duration);
+            attacker = await ws.done;
+            return stats;
+          }
+          const attack = flood(o, a.id as Flood, gateway.url, attackerKey, portfolioId);
+          const stats = await tenant(page, fixture.apiKey, o.tenantRate, o.duration);
+          attacker = await attack;
+          return stats;
+        });
+        const ratio = {
+          p50: r2(w.stats.latencyMs.p50 / before.stats.latencyMs.p50),
+          p99: r2(w.stats.latencyMs.p99 / before.stats.latencyMs.p99),
+        };
+        const webhook =
+          calmDeliveries && attackDeliveries ? { calm: calmDeliveries, attack: attackDeliveries } : undefined;
+        // A silent database cannot serve the tenant: the goal there is a bounded 503 and a recovery.
+        const goalMet =
+          a.id === 'silent-db'
+            ? w.stats.latencyMs.max < 15_000 && recoverySec !== undefined && recoverySec < 10
+            : ratio.p99 <= ABUSE_DEFAULTS.goals.p99Ratio &&
+              w.peakRssMb < ABUSE_DEFAULTS.goals.rssMb &&
+              (!webhook || webhookGoalMet(webhook));
+        attacks.push({
+          id: a.id,
+          title: a.title,
+          attacker,
+          calm: before.stats,
+          tenant: w.stats,
+          ratio,
+          peakRssMb: w.peakRssMb,
+          startRssMb: w.startRssMb,
+          gatewayCpuSec: w.cpuSec,
+          recoverySec,
+          webhook,
+          goalMet,
+        });
+        say(
+          o,
+          `  tenant p50 ${w.stats.latencyMs.p50} ms (${ratio.p50}×)  p99 ${w.stats.latencyMs.p99} ms (${ratio.p99}×)  max ${w.stats.latencyMs.max} ms  statuses ${JSON.stringify(w.stats.statuses)}  rss ${w.peakRssMb} MB${attacker ? `  attacker ${JSON.stringify(attacker.statuses)}` : ''}${recoverySec !== undefined ? `  recovered in ${recoverySec} s` : ''}${webhook ? `  B's deliveries p99 ${webhook.calm.delayMs.p99} → ${webhook.attack.delayMs.p99} ms, ${webhook.attack.missing} missing` : ''}`,
+        );
+      } finally {
+        await hooks?.teardown();
+      }
     }
     say(o, 'calm again: the tenant alone');
     const calmAfter = await window(calmRun);
@@ -275,7 +382,7 @@ export async function runAbuse(o: AbuseOptions): Promise<AbuseResults> {
         dbName: o.dbName,
         duration: o.duration,
         tenantRate: o.tenantRate,
-        only: o.only,
+        only,
         keyLimit: o.keyLimit,
       },
       dataset: {

@@ -59,12 +59,14 @@ const HELP = `npm run bench -- [options]
   --compression        instead of the scenarios above: scenario 1 without Accept-Encoding, with gzip
                        and with br, on one gateway process per setting (one-call compression up to
                        512 KB, and the plugin's own 8 KB), in alternating rounds (--rounds, default 3)
-  --abuse              instead of the scenarios above: the five attacks of issue 12 against the gateway
+  --abuse              instead of the scenarios above: the attacks of issues 12 and 37 against the gateway
                        (default rate limits) with a well-behaved tenant alongside; reports the tenant's
                        p50/p99 under each attack as a ratio to calm, and the gateway's peak RSS
                        (Postgres only; database sdg_bench_abuse, scale 0.1, 15 s per window unless
                        given; --only picks attacks: fragments, variable-default, junk-keys,
-                       random-keys, silent-db; see bench/README.md)
+                       random-keys, silent-db, and the WebSocket ones of issue 37: ws-heavy,
+                       ws-cheap, ws-no-read, ws-churn, ws-fanout, ws-slow-webhook, or \`ws\` for all
+                       six; see bench/README.md)
   --unlimited-key      with --abuse: lift the per-key rate limit, as if the attacker held many keys
   --tracing            instead of the scenarios above: scenarios 1 and 7 on a gateway with tracing off
                        and one with OTEL_* on at 100% sampling, alternating, as a ratio (Postgres only;

@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { ATTACKS, runAbuse } from '../bench/abuse.js';
 import { writeAbuse } from '../bench/abuse-report.js';
+import { isWsAttack, WS_ATTACK_LIST } from '../bench/abuse-ws.js';
 import { defaultCommands } from '../bench/runner.js';
 import { dropStore } from '../bench/store.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 
 /**
  * `npm run bench -- --abuse` in miniature, so it cannot rot: scale 0.01, one-second windows, every
- * attack. It checks that each attack ran and was answered as designed, not how fast.
+ * attack (the WebSocket ones at a tenth of their size). It checks that each attack ran and was
+ * answered as designed, not how fast.
  */
 const url = process.env.DATABASE_URL;
 
@@ -35,10 +37,21 @@ test.skipIf(!url)(
           command: process.execPath,
           args: ['--import', 'tsx', join(PACKAGE_ROOT, 'bench/abuse-attacks.ts')],
         },
+        wsAttacker: {
+          command: process.execPath,
+          args: ['--import', 'tsx', join(PACKAGE_ROOT, 'bench/abuse-ws-attacks.ts')],
+        },
+        wsSize: 0.1,
         rawDir: join(dir, 'raw'),
         quiet: true,
       });
       expect(r.attacks.map((a) => a.id)).toEqual(ATTACKS.map((a) => a.id));
+      const WS_OUTCOME =
+        /^(answered|refused|closed|unanswered|accepted|subscribed|events received|PUT 200|socket closed 4\d{3}|socket refused \(429\)|endpoint registered|endpoint refused \(\w+\)|write 200|write refused \(\d+\)|slow deliveries received)$/;
+      const hooks = r.attacks.find((a) => a.id === 'ws-slow-webhook')!;
+      expect(hooks.webhook!.calm.writes).toBeGreaterThan(0);
+      expect(hooks.webhook!.calm.delivered, 'org B is delivered when calm').toBe(hooks.webhook!.calm.writes);
+      expect(hooks.attacker!.statuses['endpoint registered']).toBeGreaterThan(0);
       const refused: Record<string, string[]> = {
         fragments: ['400', '429'],
         'variable-default': ['400', '429'],
@@ -46,6 +59,16 @@ test.skipIf(!url)(
         'random-keys': ['401', '429'],
       };
       for (const a of r.attacks) {
+        if (isWsAttack(a.id)) {
+          // Whatever the protections of the day: every outcome is an answer, a refusal or a close,
+          // never an error the bench caused (a document the schema rejects, a crashed attacker).
+          expect(a.attacker!.requests, a.id).toBeGreaterThan(0);
+          for (const [outcome, n] of Object.entries(a.attacker!.statuses))
+            if (n > 0)
+              expect(outcome, `${a.id}: ${JSON.stringify(a.attacker!.statuses)}`).toMatch(WS_OUTCOME);
+          expect(a.peakRssMb, a.id).toBeGreaterThan(0);
+          continue;
+        }
         if (a.id === 'silent-db') {
           expect(Object.keys(a.tenant.statuses)).toEqual(['503']);
           expect(a.recoverySec).toBeLessThan(10);
@@ -58,8 +81,11 @@ test.skipIf(!url)(
         expect(a.peakRssMb, a.id).toBeGreaterThan(0);
       }
       const [md, json] = writeAbuse(r, dir);
-      expect(readFileSync(md, 'utf8')).toMatch(/\| 1\. fragments/);
-      expect(JSON.parse(readFileSync(json, 'utf8')).attacks).toHaveLength(5);
+      const page = readFileSync(md, 'utf8');
+      expect(page).toMatch(/\| 1\. fragments/);
+      for (const a of WS_ATTACK_LIST) expect(page, a.id).toContain(`| ${a.title} |`);
+      expect(page).toContain("org B's webhook delivery delay");
+      expect(JSON.parse(readFileSync(json, 'utf8')).attacks).toHaveLength(ATTACKS.length);
     } finally {
       await dropStore({ backend: 'postgres', serverUrl: url!, dbName });
       rmSync(dir, { recursive: true, force: true });
