@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { AppError, errorBody } from '../errors.js';
+import { refusalSampler } from '../observability/sampling.js';
 import { isLingering } from './lingering-close.js';
 
 /**
@@ -35,12 +36,14 @@ export function clientErrorHandler(
   const answered = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
   if (socket.writable && !answered) {
     const appErr = answerFor(err.code);
-    // Limits (header size, receive time): once at warn with the code, as for requests (observability/http.ts).
+    // Limits (header size, receive time): at warn with the code, sampled, as for requests (observability/http.ts).
     if (appErr.code !== 'BAD_REQUEST') {
-      this?.log?.warn(
-        { code: appErr.code, status: appErr.status, remoteAddress: socket.remoteAddress },
-        'request refused or failed',
-      );
+      const sampled = this ? refusalSampler(this).take(appErr.code) : {};
+      if (sampled)
+        this?.log?.warn(
+          { code: appErr.code, status: appErr.status, remoteAddress: socket.remoteAddress, ...sampled },
+          'request refused or failed',
+        );
       this?.metrics?.refusals.inc({ code: appErr.code });
     }
     const body = JSON.stringify(errorBody(appErr));

@@ -4,6 +4,7 @@ import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { writes } from '../logger.js';
 import type { Metrics, Transport } from './metrics.js';
 import { NO_OPERATION } from './names.js';
+import { refusalSampler } from './sampling.js';
 import { type RequestTrace, startHttpSpan, tracingEnabled } from './tracing.js';
 
 /** What the layers of one request report about it, read once when its response has gone. */
@@ -128,8 +129,11 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
       ...(o.planError ? { planError: o.planError } : {}),
     });
     if (o.planError) metrics.planFailures.inc();
-    if (bad) req.log.warn(line(), 'request refused or failed');
-    else if (o.planError) req.log.warn(line(), 'request answered by the executor after its plan failed');
+    if (bad) {
+      // A refusal by a limit is logged sampled per code (sampling.ts), or a flood writes a line each.
+      const sampled = LIMIT_CODES.has(bad) ? refusalSampler(app).take(bad) : {};
+      if (sampled) req.log.warn({ ...line(), ...sampled }, 'request refused or failed');
+    } else if (o.planError) req.log.warn(line(), 'request answered by the executor after its plan failed');
     else if (writes(app.log, 'info')) req.log.info(line(), 'request');
     if (o.span) {
       o.span.setAttributes({
