@@ -60,6 +60,8 @@ export interface AppOptions {
   exposeStatementCount?: boolean;
   /** Answer the hot read shape by plan (src/graphql/plan); on unless false (GRAPHQL_PLANS=0). */
   graphqlPlans?: boolean;
+  /** Engines that may answer (GRAPHQL_PLANS, GRAPHQL_JIT, GRAPHQL_JS), each on unless false; overrides graphqlPlans. */
+  graphqlEngines?: { plan?: boolean; jit?: boolean; js?: boolean };
   /** Proxies whose X-Forwarded-For is believed (TRUST_PROXY); none unless given. */
   trustProxy?: string | number;
   /** Per-key rate limiting; off unless given (the server turns it on from the environment). */
@@ -102,7 +104,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const metrics = opts.metrics ?? new Metrics();
   const app = createServer(opts, metrics);
   const limits = opts.graphqlLimits ?? DEFAULT_LIMITS;
-  const executor = new Executor(buildSchema(), limits, { plans: opts.graphqlPlans }, metrics.operations);
+  const executorOptions = { plans: opts.graphqlPlans, engines: opts.graphqlEngines, metrics };
+  const executor = new Executor(buildSchema(), limits, executorOptions, metrics.operations);
   const cursors = new CursorCodec(await loadCursorSecret(opts.database));
   const { database, readDatabase } = opts;
   installAuth(

@@ -25,8 +25,14 @@ export interface Config {
   changeLogRetentionDays: number;
   /** Send `x-sql-statements` on every response (benchmarks). */
   exposeStatementCount: boolean;
-  /** GRAPHQL_PLANS=0 turns off the planned answers of the hot read shape (src/graphql/plan). */
+  /** GRAPHQL_PLANS=0 turns off the planned answers of the hot read shape: `graphqlEngines.plan`. */
   graphqlPlans: boolean;
+  /**
+   * The engines that may answer an operation (src/graphql/executor.ts): the plan (GRAPHQL_PLANS),
+   * graphql-jit (GRAPHQL_JIT=0: never compile) and graphql-js (GRAPHQL_JS=0: compile every
+   * operation at its first run, and refuse one that cannot be compiled). Each is on unless set to 0.
+   */
+  graphqlEngines: { plan: boolean; jit: boolean; js: boolean };
   /**
    * Token bucket per API key, and per client address for requests without a known-valid key;
    * perSecond 0 turns rate limiting off.
@@ -95,7 +101,22 @@ function compressionLevels(env: Env): CompressionConfig {
   return { brotliQuality, gzipLevel, syncMaxBytes };
 }
 
+/** graphql-jit and graphql-js both off would leave mutations with nothing to run them (the plan only reads). */
+function graphqlEngines(env: Env): Config['graphqlEngines'] {
+  const engines = {
+    plan: env.GRAPHQL_PLANS !== '0',
+    jit: env.GRAPHQL_JIT !== '0',
+    js: env.GRAPHQL_JS !== '0',
+  };
+  if (!engines.jit && !engines.js)
+    throw new Error(
+      'graphql-jit and graphql-js are both off (GRAPHQL_JIT=0, GRAPHQL_JS=0): no engine is left to run mutations (the plan answers reads only); turn one of them back on',
+    );
+  return engines;
+}
+
 export function loadConfig(env: Env = process.env): Config {
+  const engines = graphqlEngines(env);
   return {
     port: int(env, 'PORT', 4000),
     host: env.HOST || '127.0.0.1',
@@ -108,7 +129,8 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemoOnEmpty: env.SDG_SEED_DEMO !== '0',
     changeLogRetentionDays: int(env, 'CHANGE_LOG_RETENTION_DAYS', 90),
     exposeStatementCount: env.SDG_EXPOSE_SQL_COUNT === '1',
-    graphqlPlans: env.GRAPHQL_PLANS !== '0',
+    graphqlPlans: engines.plan,
+    graphqlEngines: engines,
     rateLimit: {
       perSecond: num(env, 'RATE_LIMIT_PER_SECOND', 50),
       burst: int(env, 'RATE_LIMIT_BURST', 200),

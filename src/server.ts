@@ -55,7 +55,7 @@ async function main() {
     bodyLimit: cfg.bodyLimit,
     requestTimeoutMs: cfg.requestTimeoutMs,
     exposeStatementCount: cfg.exposeStatementCount,
-    graphqlPlans: cfg.graphqlPlans,
+    graphqlEngines: cfg.graphqlEngines,
     subscriptions: cfg.subscriptions,
     graphqlLimits: limitsFromEnv(),
     admission: cfg.admission,

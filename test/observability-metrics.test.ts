@@ -101,6 +101,10 @@ describe('metrics on their own port', () => {
     );
     expect(sample(text, 'sdg_sql_statements_per_request_bucket', { transport: 'rest', le: '0' })).toBe(1);
     expect(sample(text, 'sdg_graphql_errors_total', { code: 'GRAPHQL_VALIDATION_FAILED' })).toBe(1);
+    // By the engine that answered: the page by its plan, the organizations (a REST route, compiled at
+    // start-up) by graphql-jit, a first /graphql run by graphql-js; refused requests ran none.
+    const ran = (engine: string) => sample(text, 'sdg_graphql_operations_total', { engine, type: 'query' });
+    expect([ran('plan'), ran('jit'), ran('js')]).toEqual([1, 1, 1]);
     expect(sample(text, 'sdg_db_pool_max', { pool: 'primary' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'sdg_db_pool_connections', { pool: 'primary', state: 'busy' })).toBe(0);
     expect(sample(text, 'sdg_db_pool_waiting', { pool: 'primary' })).toBe(0);

@@ -7,6 +7,7 @@ import {
   getOperationAST,
   getVariableValues,
   type OperationDefinitionNode,
+  type OperationTypeNode,
   parse,
   validate,
 } from 'graphql';
@@ -15,6 +16,7 @@ import { admittedContext, type Context, routeToReadPool } from '../context.js';
 import { AppError, toAppError } from '../errors.js';
 import type { AdmissionTier } from '../http/admission.js';
 import { jsonBytes, WrittenJson } from '../http/json-bytes.js';
+import type { Engine, Metrics } from '../observability/metrics.js';
 import type { BoundedNames } from '../observability/names.js';
 import { operationSpan } from '../observability/tracing.js';
 import { appErrorOf, rejection } from './errors.js';
@@ -55,26 +57,57 @@ export interface RunOptions {
   writesJson?: boolean;
 }
 
+/** Which engines may answer (GRAPHQL_PLANS, GRAPHQL_JIT, GRAPHQL_JS): each is on unless false. */
+export type EngineSettings = { [E in Engine]?: boolean };
+
+export interface ExecutorOptions extends JitOptions {
+  /** The plan; the same as `engines.plan`, which wins when both are given. */
+  plans?: boolean;
+  engines?: EngineSettings;
+  /** Where each operation is counted by the engine that answered it. */
+  metrics?: Pick<Metrics, 'observeOperation'>;
+}
+
+/**
+ * The plan answers reads only: with graphql-jit and graphql-js both off nothing could write, so
+ * such a configuration is refused at startup rather than by every mutation.
+ */
+const NO_WRITE_ENGINE =
+  'graphql-jit and graphql-js are both off (GRAPHQL_JIT=0, GRAPHQL_JS=0): no engine is left to run mutations (the plan answers reads only); turn one of them back on';
+
 /**
  * The one way every operation runs, for REST and /graphql alike: the abuse limits, admission of
- * heavy operations, the read pool for queries, then execution by graphql-jit (compiled) or
- * graphql-js (cold). Refusals come back as GraphQL errors carrying the AppError (errors.ts), so
- * each transport maps errors in one place.
+ * heavy operations, the read pool for queries, then execution by one engine: the plan (the hot
+ * read shape), graphql-jit (compiled) or graphql-js (cold). The engine that answered is recorded
+ * here, for every caller: `ctx.obs.engine` (the access log) and the operations metric. Refusals come
+ * back as GraphQL errors carrying the AppError (errors.ts), so each transport maps errors in one
+ * place.
  */
 export class Executor {
   readonly jit: JitCache;
-  /** Plans of the hot read shape (plan/plan.ts); absent when turned off (`plans: false`). */
+  /** Plans of the hot read shape (plan/plan.ts); absent when turned off. */
   private readonly plans?: PlanCache;
+  readonly engines: Readonly<Record<Engine, boolean>>;
+  private readonly metrics?: Pick<Metrics, 'observeOperation'>;
 
   constructor(
     readonly schema: GraphQLSchema,
     private readonly limits: GraphQLLimits,
-    jit: JitOptions & { plans?: boolean } = {},
+    opts: ExecutorOptions = {},
     /** Operation names as metric labels (a bounded set); the name as given when absent. */
     private readonly names?: BoundedNames,
   ) {
-    this.jit = new JitCache(schema, jit);
-    if (jit.plans !== false) this.plans = new PlanCache(schema);
+    const { plans, engines, metrics, ...jit } = opts;
+    this.engines = {
+      plan: engines?.plan ?? plans ?? true,
+      jit: engines?.jit ?? true,
+      js: engines?.js ?? true,
+    };
+    if (!this.engines.jit && !this.engines.js) throw new Error(NO_WRITE_ENGINE);
+    this.metrics = metrics;
+    // Without graphql-js nothing could run an operation until it is hot: it is compiled at once.
+    this.jit = new JitCache(schema, this.engines.js ? jit : { ...jit, hotAfter: 1 });
+    if (this.engines.plan) this.plans = new PlanCache(schema);
   }
 
   /**
@@ -87,6 +120,7 @@ export class Executor {
     const operation = getOperationAST(document);
     if (errors.length || !operation)
       throw new Error(`${what}: ${errors.map((e) => e.message).join('; ') || 'not one operation'}`);
+    if (!this.engines.jit) return { document, operation, compiled: null };
     const compiled = compileOrNull(this.schema, document);
     if (!compiled) throw new Error(`${what}: graphql-jit cannot compile it`);
     return { document, operation, compiled };
@@ -159,8 +193,10 @@ export class Executor {
       const planned = vars.coerced && (await this.planned(ctx, op, vars.coerced, opts));
       if (planned) return planned;
     }
-    const compiled = op.compiled ?? this.jit.hot(op.document, op.operationName);
-    if (!compiled)
+    const compiled = this.engines.jit ? (op.compiled ?? this.jit.hot(op.document, op.operationName)) : null;
+    if (!compiled) {
+      if (!this.engines.js) return { errors: [rejection(notCompilable())] };
+      this.answeredBy(ctx, 'js', op.operation.operation);
       return execute({
         schema: this.schema,
         document: op.document,
@@ -168,10 +204,18 @@ export class Executor {
         variableValues: variables,
         operationName: op.operationName,
       });
+    }
+    this.answeredBy(ctx, 'jit', op.operation.operation);
     // Variables are checked by graphql-js, so a mistake in them reads exactly as it does cold.
     if (vars.errors) return { errors: vars.errors };
     const result = await compiled.query(undefined, ctx, variables);
     return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
+  }
+
+  /** Records the engine that answers: the access log's `engine`, and the operations metric. */
+  private answeredBy(ctx: Context, engine: Engine, type: OperationTypeNode): void {
+    if (ctx.obs) ctx.obs.engine = engine;
+    this.metrics?.observeOperation(engine, type);
   }
 
   /**
@@ -193,6 +237,7 @@ export class Executor {
     try {
       const data = await runPlan(ctx, plan, variables);
       if (!data) return undefined;
+      this.answeredBy(ctx, 'plan', op.operation.operation);
       if (ctx.obs) ctx.obs.planned = true;
       if (!opts.writesJson) return { data };
       // jsonBytes writes the answer around it as it is (http/json-bytes.ts).
@@ -200,7 +245,10 @@ export class Executor {
     } catch (err) {
       if (err instanceof NotPlanned) return undefined;
       const app = toAppError(err);
-      if (app.code === 'TIMEOUT' || app.code === 'UNAVAILABLE') return { errors: [rejection(app)] };
+      if (app.code === 'TIMEOUT' || app.code === 'UNAVAILABLE') {
+        this.answeredBy(ctx, 'plan', op.operation.operation);
+        return { errors: [rejection(app)] };
+      }
       // graphql-js's own refusals of an argument are the request's, and the executor reports them.
       const fault = err instanceof GraphQLError ? err.originalError : err;
       if (fault && app.code === 'INTERNAL' && ctx.obs) ctx.obs.planError = planError(fault);
@@ -208,6 +256,14 @@ export class Executor {
     }
   }
 }
+
+/** With graphql-js off, an operation graphql-jit cannot compile has nothing to run it. */
+const notCompilable = () =>
+  new AppError(
+    'GRAPHQL_VALIDATION_FAILED',
+    'This server runs compiled operations only (GRAPHQL_JS=0), and this operation cannot be compiled. ' +
+      'A variable of a recursive input type (RecordFilter) is never compiled: write the filter into the document instead.',
+  );
 
 /** A plan's fault for the access log: the error's class and message, bounded. */
 function planError(err: unknown): string {

@@ -2,7 +2,7 @@ import { type Span, SpanStatusCode } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { writes } from '../logger.js';
-import type { Metrics, Transport } from './metrics.js';
+import type { Engine, Metrics, Transport } from './metrics.js';
 import { NO_OPERATION } from './names.js';
 import { refusalSampler } from './sampling.js';
 import { type RequestTrace, startHttpSpan, tracingEnabled } from './tracing.js';
@@ -18,7 +18,9 @@ export interface RequestObservation {
   graphqlErrors?: Map<ErrorCode, number>;
   /** The message of a 5xx other than INTERNAL (which logs its own line with the stack). */
   detail?: string;
-  /** The operation was answered by its plan (src/graphql/plan), not by the executor. */
+  /** The engine that answered the operation (src/graphql/executor.ts); none when refused before one ran. */
+  engine?: Engine;
+  /** The operation was answered by its plan (src/graphql/plan): `engine` is 'plan'. */
   planned?: boolean;
   /** A known /graphql query, answered without Apollo's request pipeline (src/graphql/direct.ts). */
   direct?: boolean;
@@ -124,6 +126,7 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
       ...(codes.length ? { codes } : {}),
       ...(bad ? { code: bad } : {}),
       ...(o.detail ? { err: o.detail } : {}),
+      ...(o.engine ? { engine: o.engine } : {}),
       ...(o.planned ? { planned: true } : {}),
       ...(o.direct ? { direct: true } : {}),
       ...(o.planError ? { planError: o.planError } : {}),
@@ -140,6 +143,7 @@ export function installObservability(app: FastifyInstance, metrics: Metrics): vo
         'http.response.status_code': status,
         'sdg.operation': o.operation,
         'sdg.sql_statements': statements,
+        ...(o.engine ? { 'sdg.engine': o.engine } : {}),
         ...(bad ? { 'error.type': bad } : {}),
       });
       if (status >= 500) o.span.setStatus({ code: SpanStatusCode.ERROR });

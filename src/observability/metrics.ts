@@ -1,8 +1,12 @@
+import type { OperationTypeNode } from 'graphql';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { AdmissionTier } from '../http/admission.js';
 import { BoundedNames } from './names.js';
 
 export type Transport = 'rest' | 'graphql' | 'other';
+
+/** What answered a GraphQL operation: its plan (graphql/plan), graphql-jit, or graphql-js. */
+export type Engine = 'plan' | 'jit' | 'js';
 
 /** A pg pool's state now: connections open, idle, the clients waiting for one, and its size. */
 export interface PoolStats {
@@ -85,6 +89,12 @@ export class Metrics {
   readonly planFailures = new Counter({
     name: 'sdg_graphql_plan_failures_total',
     help: 'Planned reads whose plan failed with an unexpected error (a fault of the plan); the executor answered them. The access log line says why (planError).',
+    registers: [this.registry],
+  });
+  readonly graphqlOperations = new Counter({
+    name: 'sdg_graphql_operations_total',
+    help: 'Operations run (REST routes, /graphql and any other caller of the executor), by the engine that answered (plan, jit, js) and operation type. Refused before an engine ran: not counted.',
+    labelNames: ['engine', 'type'] as const,
     registers: [this.registry],
   });
   readonly graphqlErrors = new Counter({
@@ -195,6 +205,11 @@ export class Metrics {
     });
     this.duration.observe({ transport: r.transport, operation: r.operation }, r.seconds);
     if (r.transport !== 'other') this.statements.observe({ transport: r.transport }, r.statements);
+  }
+
+  /** One operation, by the engine that answered it. */
+  observeOperation(engine: Engine, type: OperationTypeNode): void {
+    this.graphqlOperations.inc({ engine, type });
   }
 
   private *poolStats(): Generator<[string, PoolStats]> {
