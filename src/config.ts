@@ -163,6 +163,8 @@ export function loadConfig(env: Env = process.env): Config {
     subscriptions: {
       perKey: Math.max(1, int(env, 'SUBSCRIPTIONS_PER_KEY', DEFAULT_HUB_LIMITS.perKey)),
       perProcess: Math.max(1, int(env, 'SUBSCRIPTIONS_PER_PROCESS', DEFAULT_HUB_LIMITS.perProcess)),
+      perOrg: Math.max(1, int(env, 'SUBSCRIPTIONS_PER_ORG', DEFAULT_HUB_LIMITS.perOrg)),
+      costPerOrg: Math.max(1, int(env, 'SUBSCRIPTIONS_COST_PER_ORG', DEFAULT_HUB_LIMITS.costPerOrg)),
       queuePerSocket: Math.max(
         1,
         int(env, 'SUBSCRIPTIONS_QUEUE_PER_SOCKET', DEFAULT_HUB_LIMITS.queuePerSocket),
@@ -185,6 +187,4 @@ export function loadConfig(env: Env = process.env): Config {
       ),
     },
   };
-      perOrg: Math.max(1, int(env, 'SUBSCRIPTIONS_PER_ORG', DEFAULT_HUB_LIMITS.perOrg)),
-      costPerOrg: Math.max(1, int(env, 'SUBSCRIPTIONS_COST_PER_ORG', DEFAULT_HUB_LIMITS.costPerOrg)),
 }
