@@ -134,51 +134,61 @@ class DocumentShape {
 }
 
 /**
- * Refuses an operation whose aliases or fields, counted in its own text and in each fragment it
- * reaches once, exceed the limits: the Executor counts each fragment wherever it is spread, so it
- * would refuse the operation too. Every operation of the document is held to the limits, not only
- * the one that runs, since validation compares the fields of all of them. A fragment no operation
- * reaches makes the document invalid, so it is held to them alone.
+ * Refuses an operation whose aliases or fields exceed the limits, each fragment counted wherever it
+ * is spread, as the Executor counts them (src/graphql/limits.ts). Every operation of the document is
+ * held to the limits, not only the one that runs, since validation compares the fields of all of
+ * them. A fragment no operation spreads makes the document invalid; it is held to them alone.
  */
 function checkShape(shape: DocumentShape, limits: GraphQLLimits): void {
   const fragments = new Map<string, Definition[]>();
   for (const d of shape.definitions)
     if (!d.operation && d.name !== undefined) fragments.set(d.name, [...(fragments.get(d.name) ?? []), d]);
-  const reached = new Set<Definition>();
-  for (const op of shape.definitions) {
-    if (!op.operation) continue;
-    let aliases = 0;
-    let fields = 0;
-    const seen = new Set<string>();
-    const todo = [op];
-    for (let d = todo.pop(); d; d = todo.pop()) {
-      aliases += d.aliases;
-      fields += d.fields;
-      for (const name of d.spreads) {
-        if (seen.has(name)) continue;
-        seen.add(name);
-        for (const f of fragments.get(name) ?? []) {
-          reached.add(f);
-          todo.push(f);
-        }
+  const totals = new Map<Definition, Counts>();
+  // Each definition is summed once; its depth is bounded by the token limit, and a cycle (which
+  // validation refuses) counts as nothing.
+  const total = (d: Definition): Counts => {
+    const known = totals.get(d);
+    if (known) return known;
+    const t = { aliases: d.aliases, fields: d.fields };
+    totals.set(d, { aliases: 0, fields: 0 });
+    for (const name of d.spreads)
+      for (const f of fragments.get(name) ?? []) {
+        const inner = total(f);
+        t.aliases = Math.min(CEILING, t.aliases + inner.aliases);
+        t.fields = Math.min(CEILING, t.fields + inner.fields);
       }
-    }
-    checkCounts(op.name ? `Operation "${op.name}"` : 'The query', aliases, fields, limits);
-  }
+    totals.set(d, t);
+    return t;
+  };
+  const operations = shape.definitions.filter((d) => d.operation);
+  for (const op of operations)
+    checkCounts(
+      operations.length === 1 || !op.name ? 'The query' : `Operation "${op.name}"`,
+      total(op),
+      limits,
+    );
   for (const d of shape.definitions)
-    if (!d.operation && !reached.has(d)) checkCounts(`Fragment "${d.name}"`, d.aliases, d.fields, limits);
+    if (!d.operation && !totals.has(d)) checkCounts(`Fragment "${d.name}"`, total(d), limits);
 }
 
-function checkCounts(what: string, aliases: number, fields: number, limits: GraphQLLimits): void {
+interface Counts {
+  aliases: number;
+  fields: number;
+}
+
+/** Sums stop growing here, far above every limit: fragments can spread each other exponentially often. */
+const CEILING = 1e15;
+
+function checkCounts(what: string, { aliases, fields }: Counts, limits: GraphQLLimits): void {
   if (aliases > limits.maxAliases)
     throw new AppError(
       'QUERY_TOO_COMPLEX',
-      `${what} uses at least ${aliases} aliases (each fragment counted once); the limit is ${limits.maxAliases}.`,
+      `${what} uses ${aliases} aliases (fragments counted wherever they are spread); the limit is ${limits.maxAliases}.`,
     );
   if (fields > limits.maxFields)
     throw new AppError(
       'QUERY_TOO_COMPLEX',
-      `${what} selects at least ${fields} fields (each fragment counted once); the limit is ${limits.maxFields}.`,
+      `${what} selects ${fields} fields (fragments counted wherever they are spread); the limit is ${limits.maxFields}.`,
     );
 }
 

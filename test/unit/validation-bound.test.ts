@@ -10,8 +10,8 @@ import { buildSchema } from '../../src/graphql/schema.js';
  * Aliases and fields are bounded before graphql-js validates a document: its
  * OverlappingFieldsCanBeMerged rule compares every pair of fields sharing a response name, so a few
  * kilobytes of aliases cost it tens of milliseconds before the Executor's limits would refuse them.
- * The count before parsing is a lower bound of the Executor's, so it refuses nothing the Executor
- * would run.
+ * The count from the tokens is the Executor's count (fragments counted wherever they are spread),
+ * so it refuses exactly what the Executor would.
  */
 const schema = buildSchema();
 const times = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i)).join(' ');
@@ -34,7 +34,7 @@ describe('aliases before validation', () => {
     const e = refusal(attack);
     expect(e?.code).toBe('QUERY_TOO_COMPLEX');
     expect(e?.message).toBe(
-      'The query uses at least 1600 aliases (each fragment counted once); the limit is 30.',
+      'The query uses 1600 aliases (fragments counted wherever they are spread); the limit is 30.',
     );
   });
 
@@ -60,16 +60,21 @@ describe('aliases before validation', () => {
     expect(cpu[4]).toBeLessThan(5);
   });
 
-  test('exactly maxAliases passes, one more is refused; a fragment counts toward its operation', () => {
+  test('exactly maxAliases passes, one more is refused; a fragment counts wherever it is spread', () => {
     const aliased = (n: number) => times(n, (i) => `a${i}: id`);
     expect(refusal(`{ viewer { user { ${aliased(30)} } } }`)).toBeUndefined();
-    expect(refusal(`{ viewer { user { ${aliased(31)} } } }`)?.message).toMatch(
-      /at least 31 aliases.*limit is 30/,
-    );
+    expect(refusal(`{ viewer { user { ${aliased(31)} } } }`)?.message).toMatch(/31 aliases.*limit is 30/);
     const withFragment = (n: number) =>
       `query Q { viewer { user { ${aliased(20)} ...F } } } fragment F on User { ${times(n, (i) => `b${i}: id`)} }`;
     expect(refusal(withFragment(10))).toBeUndefined();
-    expect(refusal(withFragment(11))?.message).toMatch(/^Operation "Q" uses at least 31 aliases/);
+    expect(refusal(withFragment(11))?.message).toMatch(/^The query uses 31 aliases/);
+    // Spread twice, through another fragment: 10 + 2 × 10.
+    const twice = `query Q { viewer { user { ${aliased(10)} ...G } } }
+      fragment G on User { ...F ...F } fragment F on User { ${times(10, (i) => `b${i}: id`)} }`;
+    expect(refusal(twice)).toBeUndefined();
+    expect(refusal(twice.replace('...F ...F', '...F ... on User { ...F } b: id'))?.message).toMatch(
+      /^The query uses 31 aliases/,
+    );
   });
 
   test('colons in arguments, variable definitions, defaults, input objects and directives are not aliases', () => {
@@ -85,14 +90,14 @@ describe('aliases before validation', () => {
     // 9 aliases, and over a hundred colons inside parentheses.
     expect((q.match(/:/g) ?? []).length).toBeGreaterThan(100);
     expect(refusal(q, { ...DEFAULT_LIMITS, maxAliases: 9 })).toBeUndefined();
-    expect(refusal(q, { ...DEFAULT_LIMITS, maxAliases: 8 })?.message).toMatch(/at least 9 aliases/);
+    expect(refusal(q, { ...DEFAULT_LIMITS, maxAliases: 8 })?.message).toMatch(/9 aliases/);
   });
 
   test('every operation of a document is held to the limit; an unused fragment alone', () => {
     const op = (name: string, n: number) =>
       `query ${name} { viewer { user { ${times(n, (i) => `a${i}: id`)} } } }`;
     expect(refusal(`${op('A', 30)} ${op('B', 30)}`)).toBeUndefined();
-    expect(refusal(`${op('A', 1)} ${op('B', 31)}`)?.message).toMatch(/^Operation "B" uses at least 31/);
+    expect(refusal(`${op('A', 1)} ${op('B', 31)}`)?.message).toMatch(/^Operation "B" uses 31/);
     // Shared by both operations, a fragment counts toward each.
     const shared = 'fragment S on User { s1: id s2: id }';
     expect(
@@ -101,10 +106,10 @@ describe('aliases before validation', () => {
       ),
     ).toBeUndefined();
     expect(refusal(`${op('A', 29).replace('} } }', '...S } } }')} ${op('B', 1)} ${shared}`)?.message).toMatch(
-      /"A" uses at least 31/,
+      /"A" uses 31/,
     );
     expect(refusal(`${op('A', 1)} fragment U on User { ${times(31, (i) => `u${i}: id`)} }`)?.message).toMatch(
-      /^Fragment "U" uses at least 31 aliases/,
+      /^Fragment "U" uses 31 aliases/,
     );
   });
 });
@@ -114,20 +119,21 @@ describe('fields before validation', () => {
     // viewer and user are two of the fields.
     expect(refusal(`{ viewer { user { ${times(1998, () => 'id')} } } }`)).toBeUndefined();
     expect(refusal(`{ viewer { user { ${times(1999, () => 'id')} } } }`)?.message).toMatch(
-      /^The query selects at least 2001 fields.*limit is 2000/,
+      /^The query selects 2001 fields.*limit is 2000/,
     );
   });
 
   test('spreads, type conditions and directive names are not fields', () => {
     const q = `query Q { viewer { user { ...F ... on User { id } ... @include(if: true) { name } id @skip(if: false) } } } fragment F on User { email }`;
     expect(refusal(q, { ...DEFAULT_LIMITS, maxFields: 6 })).toBeUndefined();
-    expect(refusal(q, { ...DEFAULT_LIMITS, maxFields: 5 })?.message).toMatch(/at least 6 fields/);
+    expect(refusal(q, { ...DEFAULT_LIMITS, maxFields: 5 })?.message).toMatch(/6 fields/);
   });
 });
 
 /**
  * Random valid documents on the real schema, with aliases and colons in every place they can be:
- * the text check with the limits set exactly to the Executor's measure of the operation must pass.
+ * the text check with the limits set exactly to the Executor's measure of the operation passes, and
+ * with either limit one lower it is refused.
  */
 function randomDocument(g: fc.GeneratorValue): string {
   const nat = (max: number) => g(fc.nat, { max });
@@ -147,7 +153,11 @@ function randomDocument(g: fc.GeneratorValue): string {
       if (r < 3) return `${alias()}${['id', 'name', 'email', 'role', '__typename'][nat(4)]}${directive()}`;
       if (r === 3) return `... on User${directive()} { ${alias()}id }`;
       const name = `U${fragments.length}`;
-      fragments.push(`fragment ${name} on User { ${alias()}name ${alias()}id }`);
+      // It may spread a fragment made before it (never itself: no cycles), once or twice.
+      const inner = fragments.length && nat(1) ? ` ...U${nat(fragments.length - 1)}` : '';
+      fragments.push(
+        `fragment ${name} on User { ${alias()}name ${alias()}id${inner}${nat(1) ? inner : ''} }`,
+      );
       return `...${name}${directive()}${nat(1) ? ` ...${name}` : ''}`;
     });
   // Each choice is built only when picked: a fragment built and not spread would be unused.
@@ -182,7 +192,7 @@ function randomDocument(g: fc.GeneratorValue): string {
   return [`query Q(${vars}) { ${body} }`, ...fragments].join('\n');
 }
 
-test('the text check refuses nothing the Executor allows (random valid documents)', () => {
+test('the text check counts aliases and fields as the Executor does (random valid documents)', () => {
   let checked = 0;
   fc.assert(
     fc.property(fc.gen(), (g) => {
@@ -199,6 +209,14 @@ test('the text check refuses nothing the Executor allows (random valid documents
       const m = measureOperation(schema, doc, op, {});
       const limits = { ...DEFAULT_LIMITS, maxAliases: m.aliases, maxFields: m.fields };
       expect(refusal(text, limits), text).toBeUndefined();
+      // And one below the Executor's count is refused: the counts are the same.
+      if (m.aliases > 0)
+        expect(refusal(text, { ...limits, maxAliases: m.aliases - 1 })?.message, text).toMatch(
+          new RegExp(`^The query uses ${m.aliases} aliases`),
+        );
+      expect(refusal(text, { ...limits, maxFields: m.fields - 1 })?.message, text).toMatch(
+        new RegExp(`^The query selects ${m.fields} fields`),
+      );
     }),
     { numRuns: 300 },
   );
