@@ -32,6 +32,22 @@ describe('webhook targets', () => {
     '::127.0.0.1',
     'fe80::1%eth0',
     'not-an-address',
+    // IPv4-mapped (::ffff:0:0/96) in other spellings.
+    '0:0:0:0:0:ffff:127.0.0.1',
+    '0000:0000:0000:0000:0000:FFFF:7F00:0001',
+    '::0:ffff:10.0.0.1',
+    '::ffff:0.0.0.0',
+    // IPv4-translated (SIIT, ::ffff:0:0:0/96).
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:a9fe:a9fe',
+    // NAT64 (64:ff9b::/96), also spelled out with a dotted tail.
+    '64:ff9b::10.0.0.1',
+    '64:ff9b:0:0:0:0:10.0.0.1',
+    '64:ff9b::7f00:1',
+    // Local-use NAT64 (64:ff9b:1::/48): where it carries the IPv4 address is the operator's choice.
+    '64:ff9b:1::a00:1',
+    '64:ff9b:1::808:808',
+    '64:ff9b:1:ffff:ffff:ffff:ffff:ffff',
   ])('%s is refused', (a) => expect(isBlockedAddress(a)).toBe(true));
 
   test.each([
@@ -40,7 +56,14 @@ describe('webhook targets', () => {
     '172.32.0.1',
     '2606:4700::1111',
     '::ffff:8.8.8.8',
+    '0:0:0:0:0:ffff:8.8.8.8',
+    '::ffff:0:8.8.8.8',
     '2002:0808:0808::1',
+    // DNS64 answers a public host with its NAT64 address.
+    '64:ff9b::808:808',
+    '64:ff9b::8.8.8.8',
+    // Next to the local-use NAT64 prefix, outside it.
+    '64:ff9b:2::1',
   ])('%s is allowed', (a) => expect(isBlockedAddress(a)).toBe(false));
 
   test('every address a name resolves to is checked, not just the first', async () => {
