@@ -6,9 +6,11 @@ import { GRAPHIQL_PUBLIC_PATHS, registerGraphiQL } from './graphiql/routes.js';
 import { Executor } from './graphql/executor.js';
 import { DEFAULT_LIMITS, type GraphQLLimits } from './graphql/limits.js';
 import { buildSchema } from './graphql/schema.js';
+import { Seam } from './graphql/seam.js';
 import { registerGraphQL } from './graphql/server.js';
+import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from './graphql/socket-limits.js';
 import type { TrustedDocuments } from './graphql/trusted-documents.js';
-import { DEFAULT_SOCKET_LIMITS, registerWebSocket, type SocketLimits } from './graphql/websocket.js';
+import { registerWebSocket } from './graphql/websocket.js';
 import {
   Admission,
   type AdmissionConfig,
@@ -89,7 +91,7 @@ export interface AppOptions {
   /** GRAPHQL_TRUSTED_DOCUMENTS: /graphql runs only these (admin keys excepted); any document unless given. */
   trustedDocuments?: TrustedDocuments;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: endpoints may be registered on private addresses (tests); refused unless given. */
-  webhooks?: { allowPrivateTargets: boolean };
+  webhooks?: { allowPrivateTargets: boolean; maxEndpointsPerOrg?: number };
 }
 
 /** Routes that need no API key. */
@@ -117,7 +119,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       readDb: readDatabase && forRequest(readDatabase, req.statements),
     }),
   );
-  const webhooks = { allowPrivateTargets: opts.webhooks?.allowPrivateTargets ?? false };
+  const webhooks = {
+    allowPrivateTargets: opts.webhooks?.allowPrivateTargets ?? false,
+    maxEndpointsPerOrg: opts.webhooks?.maxEndpointsPerOrg,
+  };
   app.addHook('preHandler', (req, _reply, done) => {
     if (req.ctx) req.ctx.webhooks = webhooks;
     done();
@@ -151,12 +156,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     opts.readyTimeoutMs ?? READY_TIMEOUT_MS,
   );
   registerGraphiQL(app);
-  await registerGraphQL(app, executor, limits, opts.trustedDocuments);
-  registerRest(app, executor);
+  // The one way every operation runs, whichever door it comes in by (graphql/seam.ts).
+  const seam = new Seam(executor, limits, opts.trustedDocuments);
+  await registerGraphQL(app, seam, limits, opts.trustedDocuments);
+  registerRest(app, seam);
   registerOpenApi(app);
   const hub = new ChangeHub(database.db, database.listen, { ...DEFAULT_HUB_LIMITS, ...opts.subscriptions });
   registerWebSocket(app, {
-    executor,
+    seam,
     database,
     readDatabase,
     cursors,
@@ -165,7 +172,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     socketLimits: { ...DEFAULT_SOCKET_LIMITS, ...opts.subscriptions },
     admission,
     metrics,
-    trustedDocuments: opts.trustedDocuments,
     webhooks,
   });
   return app;

@@ -1,3 +1,4 @@
+import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from './graphql/socket-limits.js';
 import { DEFAULT_ADMISSION, DEFAULT_LARGE_ADMISSION } from './http/admission.js';
 import { type CompressionConfig, DEFAULT_COMPRESSION } from './http/compression.js';
 import { type CorsOrigins, parseCorsOrigins } from './http/cors.js';
@@ -56,8 +57,8 @@ export interface Config {
   compression: CompressionConfig | false;
   /** GRAPHQL_TRUSTED_DOCUMENTS: a persisted-documents manifest; /graphql then runs only its documents. */
   trustedDocumentsPath?: string;
-  /** Live subscriptions: per key, per process, and events queued per socket (SUBSCRIPTIONS_*). */
-  subscriptions: HubLimits;
+  /** Live subscriptions (SUBSCRIPTIONS_*) and WebSockets (SOCKET_*): see SECURITY.md's limits. */
+  subscriptions: HubLimits & SocketLimits;
   /** Webhook delivery (WEBHOOK_*); `deliver` false (WEBHOOK_DELIVERY=0) keeps this process from sending. */
   webhooks: WebhookSettings & { deliver: boolean };
 }
@@ -169,6 +170,15 @@ export function loadConfig(env: Env = process.env): Config {
         1,
         int(env, 'SUBSCRIPTIONS_QUEUE_PER_SOCKET', DEFAULT_HUB_LIMITS.queuePerSocket),
       ),
+      inFlightPerSocket: Math.max(
+        1,
+        int(env, 'SOCKET_OPERATIONS_IN_FLIGHT', DEFAULT_SOCKET_LIMITS.inFlightPerSocket),
+      ),
+      queuedBytesPerSocket: Math.max(
+        65_536,
+        int(env, 'SOCKET_QUEUED_BYTES', DEFAULT_SOCKET_LIMITS.queuedBytesPerSocket),
+      ),
+      recheckMs: Math.max(100, int(env, 'SOCKET_RECHECK_MS', DEFAULT_SOCKET_LIMITS.recheckMs)),
     },
     webhooks: {
       deliver: env.WEBHOOK_DELIVERY !== '0',

@@ -243,7 +243,7 @@ describe('every socket operation passes the checks an HTTP request passes', () =
       const m = await member(env);
       const sock = connect(url, m.apiKey);
       await run(sock.client, `query Orgs ${ORGS}`);
-      expect(code(await run(sock.client, '{ nope }'))).toBe('VALIDATION_FAILED');
+      expect(code(await run(sock.client, '{ nope }'))).toBe('GRAPHQL_VALIDATION_FAILED');
       const lines = logs.lines.filter((l) => l.transport === 'ws');
       expect(lines.map((l) => [l.operation, l.type, l.status])).toEqual([
         ['Orgs', 'query', 200],

@@ -3,14 +3,15 @@ import { type ExecutionResult, GraphQLError, type GraphQLFormattedError } from '
 import type { Context } from '../context.js';
 import { HEAVY_GRAPHQL_COST, LARGE_GRAPHQL_COST } from '../http/admission.js';
 import { countErrorCodes } from './apollo-plugins.js';
-import type { Executor } from './executor.js';
+import type { Seam } from './seam.js';
 
 export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
 /**
- * Apollo parses and validates a /graphql request (with its document cache); this plugin's
- * `responseForOperation` then answers it with the Executor, the same as for REST, so Apollo never
- * executes anything itself.
+ * For the requests Apollo reads (GET, persisted queries, other content types: direct.ts takes plain
+ * POSTs), Apollo parses and validates; this plugin's `responseForOperation` then hands the operation
+ * to the seam (seam.ts), the same as REST and WebSocket operations, so Apollo never executes
+ * anything itself.
  *
  * Not Apollo's gateway hook, which did the same until issue 18 measured it: for every request that
  * hook builds a `response.http` object with a getter and setter that close over the whole request
@@ -26,14 +27,14 @@ export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => 
  * answers 400 when a request's variables were refused before it ran (no data, no other status), or
  * 500 when the executor threw.
  */
-export function executorPlugin(executor: Executor, formatError: FormatError): ApolloServerPlugin<Context> {
+export function executorPlugin(seam: Seam, formatError: FormatError): ApolloServerPlugin<Context> {
   return {
     async requestDidStart() {
       return {
         async responseForOperation(rc) {
           let result: ExecutionResult;
           try {
-            result = await executor.execute(
+            result = await seam.run(
               rc.contextValue,
               { document: rc.document, operation: rc.operation, operationName: rc.operationName },
               rc.request.variables ?? {},

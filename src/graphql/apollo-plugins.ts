@@ -1,25 +1,13 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
-import { type DocumentNode, GraphQLError, Kind } from 'graphql';
+import { GraphQLError } from 'graphql';
 import type { Context } from '../context.js';
 import { AppError, toAppError } from '../errors.js';
 import type { RequestObservation } from '../observability/http.js';
 import { appErrorOf, rejection } from './errors.js';
 import { checkQueryText } from './input-limits.js';
 import type { GraphQLLimits } from './limits.js';
-
-/** The document has no operation to run: name the ones it has, so the caller can pick. */
-function noOperation(document: DocumentNode, name?: string | null) {
-  const names = document.definitions
-    .filter((d) => d.kind === Kind.OPERATION_DEFINITION)
-    .map((d) => (d.name ? `"${d.name.value}"` : '(anonymous)'));
-  return new AppError(
-    'BAD_REQUEST',
-    name
-      ? `The document has no operation named "${name}"; it has ${names.join(', ')}. Set operationName to one of them.`
-      : `The document has ${names.length} operations (${names.join(', ')}); set operationName to the one to run.`,
-  );
-}
+import { noOperation } from './seam.js';
 
 /**
  * An unknown `operationName` is the caller's mistake: without this, Apollo hands the executor no

@@ -139,7 +139,7 @@ export class Executor {
     const name = op.operationName ?? op.operation.name?.value;
     const obs = ctx.obs;
     if (obs?.transport === 'graphql')
-      obs.operation = this.names ? this.names.label(name) : (name ?? '(anonymous)');
+      obs.operation = this.names ? this.names.label(name, ctx.viewer.orgIds) : (name ?? '(anonymous)');
     return operationSpan(op.operation.operation, obs?.operation ?? name ?? '(anonymous)', obs?.trace, () =>
       this.run(ctx, op, variables, opts),
     );

@@ -10,25 +10,23 @@ import { redirectBrowsersToGraphiQL } from '../graphiql/routes.js';
 import { jsonBytes } from '../http/json-bytes.js';
 import { executorPlugin } from './apollo-executor.js';
 import { errorCodesPlugin, installQueryTextLimits, operationResolvedPlugin } from './apollo-plugins.js';
-import { installDirectAnswers, KnownOperations, rememberOperations } from './direct.js';
+import { installDirectAnswers } from './direct.js';
 import { formatGraphQLError } from './errors.js';
-import type { Executor } from './executor.js';
 import type { GraphQLLimits } from './limits.js';
+import type { Seam } from './seam.js';
 import { installTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 
 /** POST and GET /graphql, on the request context that authentication built. */
 export async function registerGraphQL(
   app: FastifyInstance,
-  executor: Executor,
+  seam: Seam,
   limits: GraphQLLimits,
   trusted?: TrustedDocuments,
 ) {
   const formatError = formatGraphQLError(app.log);
-  // Queries Apollo has resolved once; the next request of the same text skips Apollo (direct.ts).
-  const known = new KnownOperations();
   const apollo = new ApolloServer<Context>({
-    // Apollo parses and validates against the Executor's schema; executorPlugin answers.
-    schema: executor.schema,
+    // Apollo parses and validates against the seam's schema; executorPlugin answers through the seam.
+    schema: seam.schema,
     // The default landing page loads Apollo Sandbox from a CDN; GraphiQL is served locally instead.
     // No drain plugin: app.close() drains in-flight requests itself and then stops Apollo (onClose).
     // Cache-control would wrap every resolver for hints nobody reads (we set no cache headers).
@@ -37,8 +35,7 @@ export async function registerGraphQL(
       ApolloServerPluginCacheControlDisabled(),
       operationResolvedPlugin,
       errorCodesPlugin,
-      executorPlugin(executor, formatError),
-      rememberOperations(known),
+      executorPlugin(seam, formatError),
     ],
     // The server's own SIGTERM/SIGINT handler drains and closes; Apollo's raced it and left
     // app.close() hanging until an idle socket timed out (about 10 s).
@@ -58,9 +55,11 @@ export async function registerGraphQL(
   // Its own scope, so that only /graphql requests run these hooks (after the app's own).
   await app.register(async (graphql) => {
     redirectBrowsersToGraphiQL(graphql);
+    // Plain POSTs go to the seam, which applies trusted documents and the text limits itself; the
+    // two hooks after it apply them (the same functions) to what is left for Apollo to read.
+    installDirectAnswers(graphql, seam, formatError, trusted !== undefined);
     if (trusted) installTrustedDocuments(graphql, trusted);
     installQueryTextLimits(graphql, limits);
-    installDirectAnswers(graphql, executor, known, formatError);
     await graphql.register(fastifyApollo(apollo), { context: async (req) => req.ctx, path: '/graphql' });
   });
   app.addHook('onClose', async () => {

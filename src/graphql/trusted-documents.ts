@@ -88,19 +88,18 @@ export function installTrustedDocuments(graphql: FastifyInstance, docs: TrustedD
 }
 
 /**
- * The text a WebSocket operation runs: the manifest's document when the message names a hash (in
- * `extensions`, as graphql-ws carries it), else its own query text, from an admin key only: the
- * same rule as /graphql's.
+ * The text an operation runs (src/graphql/seam.ts): the manifest's document when the request names
+ * a hash, else its own query text, from an admin key only.
  */
-export function trustedSocketQuery(
+export function trustedQuery(
   docs: TrustedDocuments,
-  payload: { query: string; extensions?: unknown },
+  source: { query: string; documentId?: unknown; extensions?: unknown },
   admin: boolean,
 ): string {
-  const named = requestedHash(payload);
+  const named = requestedHash(source);
   if (named) return documentOf(docs, named.hash);
   if (!admin) throw documentRequired();
-  return payload.query;
+  return source.query;
 }
 
 function documentOf(docs: TrustedDocuments, hash: string): string {

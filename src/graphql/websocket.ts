@@ -5,11 +5,8 @@ import {
   type ExecutionArgs,
   type ExecutionResult,
   GraphQLError,
-  getOperationAST,
   type OperationDefinitionNode,
-  parse,
   subscribe,
-  validate,
 } from 'graphql';
 import { useServer as graphqlWsServer } from 'graphql-ws/use/ws';
 import type { Kysely } from 'kysely';
@@ -30,31 +27,16 @@ import { hashApiKey } from '../modules/auth/keys.js';
 import { findViewerByHash } from '../modules/auth/repository.js';
 import type { Viewer } from '../modules/auth/viewer.js';
 import { type ChangeHub, CLOSE, type Connection } from '../modules/changes/hub.js';
-import type { RequestObservation } from '../observability/http.js';
+import { LIMIT_CODES, type RequestObservation } from '../observability/http.js';
 import type { Metrics } from '../observability/metrics.js';
 import { NO_OPERATION } from '../observability/names.js';
+import { refusalSampler } from '../observability/sampling.js';
 import type { CursorCodec } from '../pagination/cursor.js';
 import { appErrorOf, formatGraphQLError, rejection } from './errors.js';
-import type { Executor } from './executor.js';
-import { checkLiteralDepth, checkQueryText, checkVariables } from './input-limits.js';
+import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { enforceLimits, type GraphQLLimits } from './limits.js';
-import { type TrustedDocuments, trustedSocketQuery } from './trusted-documents.js';
-
-/** Bounds of one WebSocket beyond its subscriptions (SECURITY.md lists them). */
-export interface SocketLimits {
-  /** Queries and mutations one socket may have running at once. */
-  inFlightPerSocket: number;
-  /** Bytes queued to a socket that does not read before it is closed (4420, slow consumer). */
-  queuedBytesPerSocket: number;
-  /** How often the keys of open sockets are looked up again (revocation, roles, guest grants). */
-  recheckMs: number;
-}
-
-export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
-  inFlightPerSocket: 8,
-  queuedBytesPerSocket: 16 * 1024 * 1024,
-  recheckMs: 2_000,
-};
+import type { Seam } from './seam.js';
+import type { SocketLimits } from './socket-limits.js';
 
 const KEY_SHAPE = /^[A-Za-z0-9_-]{16,200}$/;
 
@@ -95,7 +77,7 @@ interface Running {
 }
 
 export interface WebSocketOptions {
-  executor: Executor;
+  seam: Seam;
   database: Database;
   readDatabase?: Database;
   cursors: CursorCodec;
@@ -104,7 +86,6 @@ export interface WebSocketOptions {
   socketLimits: SocketLimits;
   admission: Record<AdmissionTier, Admission>;
   metrics: Metrics;
-  trustedDocuments?: TrustedDocuments;
   webhooks: { allowPrivateTargets: boolean };
 }
 
@@ -126,8 +107,8 @@ export interface WebSocketOptions {
  * `recheckMs`, so a revocation or a lost grant reaches running subscriptions without an event.
  */
 export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions): void {
-  const { executor, database, readDatabase, cursors, hub, limits, socketLimits, metrics } = opts;
-  const schema = executor.schema;
+  const { seam, database, readDatabase, cursors, hub, limits, socketLimits, metrics } = opts;
+  const schema = seam.schema;
   const format = formatGraphQLError(app.log);
   const sockets = new Set<Socket>();
   const running = new WeakMap<Context, Running>();
@@ -197,7 +178,7 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
       },
       onSubscribe: async (ctx, id, payload) => {
         const s = ctx.extra.state!;
-        const obs: RequestObservation = { transport: 'ws' as never, operation: NO_OPERATION };
+        const obs: RequestObservation = { transport: 'ws', operation: NO_OPERATION };
         const r: Omit<Running, 'op'> = { socket: s, started: performance.now(), statements: { count: 0 } };
         try {
           const viewer = await lookUp(s, ctx.extra.socket);
@@ -208,19 +189,13 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
             );
           const budget = await app.takeKeyBudget?.(s.keyHash);
           if (budget && !budget.allowed) throw keyRateLimited(budget.retryAfterSeconds);
-          const query = opts.trustedDocuments
-            ? trustedSocketQuery(opts.trustedDocuments, payload, viewer.admin)
-            : payload.query;
-          checkQueryText(query, limits);
-          const document = parse(query, { maxTokens: limits.maxTokens });
-          const invalid = validate(schema, document);
-          if (invalid.length) {
-            observe(obs, r, payload.operationName ?? null, invalid, true);
-            return invalid;
+          const read = seam.read(payload, viewer.admin);
+          if ('errors' in read) {
+            observe(obs, r, payload.operationName ?? null, read.errors, true);
+            return read.errors;
           }
-          const op = getOperationAST(document, payload.operationName);
-          if (!op) throw new AppError('BAD_REQUEST', 'Name the operation to run (operationName).');
-          obs.operation = metrics.operations.label(payload.operationName ?? op.name?.value);
+          const { document, operation: op } = read;
+          obs.operation = metrics.operations.label(payload.operationName ?? op.name?.value, viewer.orgIds);
           const variables = (payload.variables ?? {}) as Record<string, unknown>;
           const contextValue = operationContext(viewer, r.statements, `ws:${id}`);
           contextValue.obs = obs;
@@ -258,7 +233,7 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
         const r = running.get(ctx)!;
         let result: ExecutionResult;
         try {
-          result = await executor.execute(
+          result = await seam.run(
             ctx,
             { document: args.document, operation: r.op, operationName: args.operationName },
             (args.variableValues ?? {}) as Record<string, unknown>,
@@ -327,7 +302,7 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
     const status = refused && codes.length ? ERROR_STATUS[codes[0] as ErrorCode] : 200;
     const seconds = (performance.now() - r.started) / 1000;
     metrics.observeRequest({
-      transport: 'ws' as never,
+      transport: 'ws',
       operation: obs.operation,
       status,
       seconds,
@@ -346,13 +321,17 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
       durationMs: Math.round(seconds * 10_000) / 10,
       sqlStatements: r.statements.count,
       org: orgOf(r.socket.viewer),
-      ...((obs as { engine?: string }).engine ? { engine: (obs as { engine?: string }).engine } : {}),
+      ...(obs.engine ? { engine: obs.engine } : {}),
       ...(obs.planned ? { planned: true } : {}),
       ...(codes.length ? { codes } : {}),
       ...(bad ? { code: bad } : {}),
     };
-    if (bad) app.log.warn(line, 'socket operation refused or failed');
-    else app.log.info(line, 'socket operation');
+    if (!bad) app.log.info(line, 'socket operation');
+    else {
+      // A refusal by a limit is logged sampled per code, as HTTP's are (observability/sampling.ts).
+      const sampled = LIMIT_CODES.has(bad) ? refusalSampler(app).take(bad) : {};
+      if (sampled) app.log.warn({ ...line, ...sampled }, 'socket operation refused or failed');
+    }
   }
 
   // Revocations and lost grants reach open sockets between their operations too: each key is looked
@@ -385,9 +364,6 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
     await hub.stop();
   });
 }
-
-/** Refusals by a limit: logged at warn, like every 5xx (observability/http.ts has the same set). */
-const LIMIT_CODES: ReadonlySet<ErrorCode> = new Set(['RATE_LIMITED', 'OVERLOADED', 'QUERY_TOO_COMPLEX']);
 
 const keyRateLimited = (retryAfter: number) =>
   new AppError(

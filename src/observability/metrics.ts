@@ -3,7 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { AdmissionTier } from '../http/admission.js';
 import { BoundedNames } from './names.js';
 
-export type Transport = 'rest' | 'graphql' | 'other';
+export type Transport = 'rest' | 'graphql' | 'ws' | 'other';
 
 /** What answered a GraphQL operation: its plan (graphql/plan), graphql-jit, or graphql-js. */
 export type Engine = 'plan' | 'jit' | 'js';

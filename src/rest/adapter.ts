@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody } from '../errors.js';
 import { appErrorOf } from '../graphql/errors.js';
-import type { Executor } from '../graphql/executor.js';
+import type { Seam } from '../graphql/seam.js';
 import { HEAVY_PAGE } from '../http/admission.js';
 import { JSON_UTF8, jsonBytes } from '../http/json-bytes.js';
 import { operationId } from './names.js';
@@ -29,14 +29,14 @@ function queryParams(route: RestRoute): string[] {
 }
 
 /**
- * Serves the spec's REST v1 paths by executing each route's GraphQL operation with the same
- * executor, schema and request context as /graphql (the SOFA approach).
+ * Serves the spec's REST v1 paths by running each route's GraphQL operation through the same seam,
+ * schema and request context as /graphql (the SOFA approach).
  */
-export function registerRest(app: FastifyInstance, executor: Executor): void {
+export function registerRest(app: FastifyInstance, seam: Seam): void {
   const byPath = new Map<string, string[]>();
   for (const route of REST_ROUTES) {
     // Parsed, validated and compiled once at start-up: a broken operation fails the boot, not a request.
-    const operation = executor.prepare(route.document, `REST ${route.method} ${route.path}`);
+    const operation = seam.executor.prepare(route.document, `REST ${route.method} ${route.path}`);
     byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
     app.route({
       method: route.method,
@@ -66,7 +66,7 @@ export function registerRest(app: FastifyInstance, executor: Executor): void {
         });
         check.done();
         // A page of more than HEAVY_PAGE items waits for a heavy slot (its cost is its size).
-        const result = await executor.execute(req.ctx, operation, variables, {
+        const result = await seam.run(req.ctx, operation, variables, {
           heavyCost: HEAVY_PAGE,
           inputsChecked: true,
         });

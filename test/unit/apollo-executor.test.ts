@@ -5,21 +5,21 @@ import type { Context } from '../../src/context.js';
 import { AppError } from '../../src/errors.js';
 import { executorPlugin } from '../../src/graphql/apollo-executor.js';
 import { formatGraphQLError, rejection } from '../../src/graphql/errors.js';
-import type { Executor } from '../../src/graphql/executor.js';
 import { buildSchema } from '../../src/graphql/schema.js';
+import type { Seam } from '../../src/graphql/seam.js';
 
 /**
  * The plugin answers /graphql operations in place of Apollo's execution, and must answer the
  * Executor's errors as Apollo did when it ran them: real Apollo, our schema and formatError, and an
- * Executor that returns (or throws) what a real one can.
+ * seam that returns (or throws) what the real one can.
  */
-async function answerOf(execute: Executor['execute']) {
+async function answerOf(run: Seam['run']) {
   const schema = buildSchema();
   const logged: unknown[] = [];
   const formatError = formatGraphQLError({ error: (o: unknown) => logged.push(o) } as never);
   const apollo = new ApolloServer<Context>({
     schema,
-    plugins: [executorPlugin({ schema, execute } as unknown as Executor, formatError)],
+    plugins: [executorPlugin({ schema, run } as unknown as Seam, formatError)],
     formatError,
   });
   await apollo.start();

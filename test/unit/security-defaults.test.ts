@@ -30,6 +30,24 @@ describe('the defaults of SECURITY.md "Limits and their defaults"', () => {
       requestTimeoutMs: 30_000,
       admission: { slots: 1, maxWaitMs: 20_000 },
       rateLimit: { perSecond: 50, burst: 200, address: { perSecond: 20, burst: 100 } },
+      subscriptions: {
+        perKey: 100,
+        perProcess: 10_000,
+        perOrg: 500,
+        costPerOrg: 50_000,
+        queuePerSocket: 1_000,
+        inFlightPerSocket: 8,
+        queuedBytesPerSocket: 16 * 1024 * 1024,
+        recheckMs: 2_000,
+      },
+      webhooks: {
+        timeoutMs: 10_000,
+        maxFailures: 15,
+        concurrency: 16,
+        perOrg: 4,
+        perEndpoint: 2,
+        maxEndpointsPerOrg: 25,
+      },
     });
     expect(DEFAULT_LIMITS).toMatchObject({
       maxDepth: 20,

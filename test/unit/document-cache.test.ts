@@ -1,15 +1,16 @@
 import { parse } from 'graphql';
 import { describe, expect, test } from 'vitest';
-import { KnownOperations, type Operation } from '../../src/graphql/direct.js';
+import type { Operation } from '../../src/graphql/executor.js';
+import { DocumentCache } from '../../src/graphql/seam.js';
 
 const op = (text: string): Operation => {
   const document = parse(text);
   return { document, operation: document.definitions[0] as Operation['operation'] };
 };
 
-describe('KnownOperations (graphql/direct.ts)', () => {
+describe('DocumentCache (graphql/seam.ts)', () => {
   test('by text and operation name', () => {
-    const known = new KnownOperations();
+    const known = new DocumentCache();
     const text = 'query A { viewer { user { id } } } query B { viewer { user { name } } }';
     const a = op(text);
     known.remember(text, 'A', a);
@@ -20,7 +21,7 @@ describe('KnownOperations (graphql/direct.ts)', () => {
   });
 
   test('bounded by entries, the oldest forgotten first', () => {
-    const known = new KnownOperations(3, 1_000_000);
+    const known = new DocumentCache(3, 1_000_000);
     const texts = [1, 2, 3, 4, 5].map((i) => `query Q${i} { viewer { user { id } } }`);
     for (const t of texts) known.remember(t, undefined, op(t));
     expect(known.size.entries).toBe(3);
@@ -30,7 +31,7 @@ describe('KnownOperations (graphql/direct.ts)', () => {
   });
 
   test('bounded by the length of the texts, whatever their number', () => {
-    const known = new KnownOperations(1_000, 1_000);
+    const known = new DocumentCache(1_000, 1_000);
     const pad = (i: number) => `query Q${i} { viewer { user { id } } } ${'#'.repeat(300)}`;
     for (let i = 0; i < 20; i++) known.remember(pad(i), undefined, op(pad(i)));
     expect(known.size.chars).toBeLessThanOrEqual(1_000);
