@@ -29,7 +29,7 @@ export interface Context {
   changes?: ChangeHub;
   connection?: Connection;
   /** Webhook registration settings (whether private targets are allowed); absent means refuse them. */
-  webhooks?: { allowPrivateTargets: boolean };
+  webhooks?: { allowPrivateTargets: boolean; maxEndpointsPerOrg?: number };
   /** The running operation's measured cost: a subscription's counts against its organization's fan-out bound. */
   operationCost?: number;
   /** Waits for a slot of that tier (src/http/admission.ts); absent when admission control is off. */

@@ -65,7 +65,10 @@ async function main() {
     corsOrigins: cfg.corsOrigins,
     compression: cfg.compression,
     trustedDocuments: cfg.trustedDocumentsPath ? loadTrustedDocuments(cfg.trustedDocumentsPath) : undefined,
-    webhooks: { allowPrivateTargets: cfg.webhooks.allowPrivateTargets },
+    webhooks: {
+      allowPrivateTargets: cfg.webhooks.allowPrivateTargets,
+      maxEndpointsPerOrg: cfg.webhooks.maxEndpointsPerOrg,
+    },
   });
   const retention = startRetention(database.db, cfg.changeLogRetentionDays, log);
   const webhooks = cfg.webhooks.deliver ? new WebhookDispatcher(database.db, cfg.webhooks, log) : undefined;

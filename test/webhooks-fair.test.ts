@@ -209,6 +209,35 @@ describe(`webhooks are fair across organizations (${backend})`, () => {
     await endpointFor(alice, a.orgId, url);
   });
 
+  test('WEBHOOK_MAX_ENDPOINTS_PER_ORG reaches both ways of registering', async () => {
+    await clearEndpoints();
+    const small = await buildApp({
+      database,
+      webhooks: { allowPrivateTargets: true, maxEndpointsPerOrg: 2 },
+    });
+    try {
+      const url = 'http://127.0.0.1:9/hook';
+      const owner = client(small, demo.users.alice.apiKey);
+      for (let i = 0; i < 2; i++) await endpointFor(owner, a.orgId, url);
+      const refused = await register(owner, a.orgId, url);
+      expect(refused.body.errors?.[0].message).toContain('already has 2 webhook endpoints');
+      await repo.deleteEndpoint(database.db, a.orgId, (await repo.listEndpoints(database.db, a.orgId))[0].id);
+      process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
+      process.env.WEBHOOK_MAX_ENDPOINTS_PER_ORG = '1';
+      const errs: string[] = [];
+      const code = await runCli(
+        ['webhook', 'add', '--org', a.orgId, '--url', url, '--event', 'project.updated'],
+        { out: () => {}, err: (s: string) => errs.push(s) },
+        database,
+      );
+      expect(code).toBe(2);
+      expect(errs.join('\n')).toMatch(/already has 1 webhook endpoints/);
+    } finally {
+      delete process.env.WEBHOOK_MAX_ENDPOINTS_PER_ORG;
+      await small.close();
+    }
+  });
+
   test('registrations at once cannot both take the last place', async () => {
     await clearEndpoints();
     const input = {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { OrgRole, RecordKind } from '../db/types.js';
@@ -289,14 +290,18 @@ async function webhookAdd(c: Call) {
     async (id) => (await orgs.findPortfolio(c.database.db, id))?.orgId === org,
   );
   const secret = newSecret();
-  const e = await webhooks.insertEndpoint(c.database.db, {
-    orgId: org,
-    url,
-    events: [...new Set(events)],
-    portfolioIds: portfolioIds.length ? [...new Set(portfolioIds)] : null,
-    secret,
-    createdBy: null,
-  });
+  const e = await webhooks.insertEndpoint(
+    c.database.db,
+    {
+      orgId: org,
+      url,
+      events: [...new Set(events)],
+      portfolioIds: portfolioIds.length ? [...new Set(portfolioIds)] : null,
+      secret,
+      createdBy: null,
+    },
+    loadConfig().webhooks.maxEndpointsPerOrg,
+  );
   if (c.json) c.io.out(JSON.stringify({ ...e, secret }));
   else
     c.io.out(

@@ -11,6 +11,9 @@ test('webhook settings: documented defaults, and each read from the environment'
     retryMaxMs: 6 * 3_600_000,
     pollMs: 1_000,
     concurrency: 16,
+    perOrg: 4,
+    perEndpoint: 2,
+    maxEndpointsPerOrg: 25,
   });
   expect(
     loadConfig({
@@ -22,6 +25,9 @@ test('webhook settings: documented defaults, and each read from the environment'
       WEBHOOK_RETRY_MAX_MS: '200',
       WEBHOOK_POLL_MS: '50',
       WEBHOOK_CONCURRENCY: '2',
+      WEBHOOK_ORG_CONCURRENCY: '3',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '1',
+      WEBHOOK_MAX_ENDPOINTS_PER_ORG: '7',
     }).webhooks,
   ).toEqual({
     deliver: false,
@@ -32,6 +38,9 @@ test('webhook settings: documented defaults, and each read from the environment'
     retryMaxMs: 200,
     pollMs: 50,
     concurrency: 2,
+    perOrg: 3,
+    perEndpoint: 1,
+    maxEndpointsPerOrg: 7,
   });
   expect(() => loadConfig({ WEBHOOK_MAX_FAILURES: 'many' })).toThrow(/WEBHOOK_MAX_FAILURES/);
 });

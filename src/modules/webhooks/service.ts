@@ -63,8 +63,7 @@ export async function createEndpoint(
   },
 ): Promise<CreateWebhookEndpointPayloadModel> {
   requireOwner(ctx, input.organizationId);
-  // The context carries the cap once the app passes it on; until then the repository's default holds.
-  const settings: { allowPrivateTargets: boolean; maxEndpointsPerOrg?: number } | undefined = ctx.webhooks;
+  const settings = ctx.webhooks;
   await validateEndpoint(input, settings?.allowPrivateTargets ?? false, async (id) =>
     Boolean(await ctx.loaders.portfolio.load({ orgId: input.organizationId, id })),
   );
