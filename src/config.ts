@@ -166,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
       perProcess: Math.max(1, int(env, 'SUBSCRIPTIONS_PER_PROCESS', DEFAULT_HUB_LIMITS.perProcess)),
       perOrg: Math.max(1, int(env, 'SUBSCRIPTIONS_PER_ORG', DEFAULT_HUB_LIMITS.perOrg)),
       costPerOrg: Math.max(1, int(env, 'SUBSCRIPTIONS_COST_PER_ORG', DEFAULT_HUB_LIMITS.costPerOrg)),
+      eventsPerOrg: Math.max(1, int(env, 'SUBSCRIPTIONS_EVENTS_PER_ORG', DEFAULT_HUB_LIMITS.eventsPerOrg)),
       queuePerSocket: Math.max(
         1,
         int(env, 'SUBSCRIPTIONS_QUEUE_PER_SOCKET', DEFAULT_HUB_LIMITS.queuePerSocket),

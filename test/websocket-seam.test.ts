@@ -8,8 +8,9 @@ import { bumpOrgVersion } from '../src/db/org-cache.js';
 import { boundSendQueue } from '../src/graphql/websocket.js';
 import { Admission } from '../src/http/admission.js';
 import { MemoryRateLimitStore } from '../src/http/rate-limit-store.js';
+import { hashApiKey } from '../src/modules/auth/keys.js';
 import { createApiKey, revokeApiKey } from '../src/modules/auth/repository.js';
-import { CLOSE } from '../src/modules/changes/hub.js';
+import { ChangeHub, CLOSE, DEFAULT_HUB_LIMITS } from '../src/modules/changes/hub.js';
 import { addMember, createUser, grantGuest } from '../src/modules/org/repository.js';
 import { Metrics } from '../src/observability/metrics.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
@@ -39,6 +40,8 @@ function connect(url: string, apiKey: string) {
     // One socket for the whole test: a lazy client would close it between operations, and open a
     // new one (a fresh connection_init) for the next.
     lazy: false,
+    // The closes these tests cause are what they assert; the client need not print them.
+    onNonLazyError: () => {},
     on: { closed: (e) => (socket.closed = e as { code: number; reason: string }) },
   });
   return socket;
@@ -390,6 +393,46 @@ describe('subscriptions', () => {
       sock.client.dispose();
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('fan-out', () => {
+  test("an organization's events are executed eventsPerOrg at a time; another organization's do not wait", async ({
+    env,
+  }) => {
+    const hub = new ChangeHub(
+      env.database.db,
+      env.database.listen,
+      { ...DEFAULT_HUB_LIMITS, eventsPerOrg: 1 },
+      50,
+    );
+    try {
+      const a = await freshPortfolio(env, 'A');
+      const b = await freshPortfolio(env, 'B');
+      const conn = (user: 'alice' | 'nora') => ({
+        keyHash: hashApiKey(env.demo.users[user].apiKey),
+        queued: 0,
+        close: () => {},
+      });
+      const first = await hub.subscribe(conn('alice'), a.orgId, a.portfolioId, () => true);
+      const second = await hub.subscribe(conn('alice'), a.orgId, a.portfolioId, () => true);
+      const other = await hub.subscribe(conn('nora'), b.orgId, b.portfolioId, () => true);
+      await env.as.alice.post('/contacts/v1', { properties: { first_name: { text: 'a' } } }, a);
+      await env.as.nora.post('/contacts/v1', { properties: { first_name: { text: 'b' } } }, b);
+      const settled = <T>(p: Promise<T>, ms = 1_500) =>
+        Promise.race([p.then(() => true), sleep(ms).then(() => false)]);
+      // The first subscriber holds org A's one turn while its event is executed (until it asks for the next).
+      expect(await settled(first.next())).toBe(true);
+      const waiting = second.next();
+      expect(await settled(waiting, 500)).toBe(false);
+      expect(await settled(other.next())).toBe(true);
+      // Asking for its next event gives the turn back: the second subscriber's event goes.
+      void first.next();
+      expect(await settled(waiting)).toBe(true);
+      await Promise.all([first.return!(), second.return!(), other.return!()]);
+    } finally {
+      await hub.stop();
     }
   });
 });

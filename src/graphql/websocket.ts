@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import {
   type DocumentNode,
   type ExecutionArgs,
@@ -15,7 +15,7 @@ import { type Context, createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { forRequest, type StatementCounter } from '../db/database.js';
 import type { DB } from '../db/types.js';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { AppError, ERROR_STATUS, type ErrorCode, toAppError } from '../errors.js';
 import {
   type Admission,
   type AdmissionTier,
@@ -59,8 +59,11 @@ interface Socket {
   viewer: Viewer;
   /** What the change hub knows of it. */
   connection: Connection;
-  /** Queries and mutations admitted and not yet answered. */
-  inFlight: number;
+  /**
+   * Operations taken and not yet answered: queries and mutations until their answer, subscriptions
+   * until they are set up (then the hub bounds them).
+   */
+  pending: number;
   /** Aborts once the socket has closed: an operation waiting for an admission slot leaves the queue. */
   gone: AbortController;
 }
@@ -94,17 +97,18 @@ export interface WebSocketOptions {
  * as well as subscriptions. A socket is a second door to the same house, so every operation that
  * arrives on one passes what an HTTP request passes, in the same order (docs/architecture.md):
  *
- * 1. its key, looked up again (a revoked key closes the socket with 4403, a changed role applies);
- * 2. the key's rate-limit budget, the same bucket as its HTTP requests;
- * 3. trusted documents, when enforced;
- * 4. the query-text and input limits, then parsing and validation;
- * 5. the measured cost; a query or mutation then runs through the Executor (admission tiers, the
- *    read pool, the engine), a subscription counts its cost against its organization's fan-out bound;
- * 6. an access-log line and the request metrics, with transport `ws`.
+ * 1. the key's rate-limit budget, the same bucket as its HTTP requests (after a bound on the
+ *    operations one socket may have in progress, checked before any wait);
+ * 2. its key, looked up again (a revoked key closes the socket with 4403, a changed role applies);
+ * 3. the seam (seam.ts): trusted documents, the query-text limits, parsing and validation;
+ * 4. the input limits and the measured cost; a query or mutation then runs through the seam's
+ *    Executor (admission tiers, the read pool, the engine), and a subscription holds its cost against
+ *    its organization's fan-out bound (changes/hub.ts);
+ * 5. an access-log line and the request metrics, with transport `ws`.
  *
- * Beyond those, a socket may run `inFlightPerSocket` operations at once, is closed as a slow consumer
- * before `queuedBytesPerSocket` wait in its send buffer, and has its key looked up again every
- * `recheckMs`, so a revocation or a lost grant reaches running subscriptions without an event.
+ * Beyond those, a socket is closed as a slow consumer before `queuedBytesPerSocket` wait in its
+ * send buffer, and has its key looked up again every `recheckMs`, so a revocation or a lost grant
+ * reaches running subscriptions without an event.
  */
 export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions): void {
   const { seam, database, readDatabase, cursors, hub, limits, socketLimits, metrics } = opts;
@@ -164,7 +168,7 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
         const state: Socket = {
           keyHash,
           viewer,
-          inFlight: 0,
+          pending: 0,
           gone: new AbortController(),
           connection: { keyHash, queued: 0, close: (code, reason) => closeSocket(ws, code, reason) },
         };
@@ -180,15 +184,26 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
         const s = ctx.extra.state!;
         const obs: RequestObservation = { transport: 'ws', operation: NO_OPERATION };
         const r: Omit<Running, 'op'> = { socket: s, started: performance.now(), statements: { count: 0 } };
+        // Refused before any work, and before any wait: messages a socket sends faster than they
+        // are answered must not pile up here, each holding a lookup or a database connection.
+        if (s.pending >= socketLimits.inFlightPerSocket) {
+          const refusal = rejection(tooManyPending(s.pending));
+          observe(obs, r, payload.operationName ?? null, [refusal], true);
+          return [refusal];
+        }
+        s.pending++;
+        let handedOn = false;
         try {
+          // The budget first, as HTTP takes it before authentication: a flood is refused by the
+          // bucket, without a database lookup per message.
+          const budget = await app.takeKeyBudget?.(s.keyHash);
+          if (budget && !budget.allowed) throw keyRateLimited(budget.retryAfterSeconds);
           const viewer = await lookUp(s, ctx.extra.socket);
           if (!viewer)
             throw new AppError(
               'UNAUTHENTICATED',
               'The API key is unknown or revoked. Create a new one with `sdg key create`.',
             );
-          const budget = await app.takeKeyBudget?.(s.keyHash);
-          if (budget && !budget.allowed) throw keyRateLimited(budget.retryAfterSeconds);
           const read = seam.read(payload, viewer.admin);
           if ('errors' in read) {
             observe(obs, r, payload.operationName ?? null, read.errors, true);
@@ -206,26 +221,23 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
             checkLiteralDepth(document, limits.maxInputDepth);
             checkVariables(variables, limits.maxInputDepth);
             contextValue.operationCost = enforceLimits(limits, schema, document, op, variables).cost;
+            running.set(contextValue, { ...r, op });
           } else {
-            if (s.inFlight >= socketLimits.inFlightPerSocket)
-              throw new AppError(
-                'RATE_LIMITED',
-                `This socket already has ${s.inFlight} operations running, the most one socket may have; wait for their answers, or open another socket.`,
-              );
-            s.inFlight++;
             const admit = operationAdmitter(opts.admission, s.gone.signal, (t, secs) =>
               metrics.admissionWait.observe({ tier: t }, secs),
             );
             contextValue.admit = admit.admit;
             running.set(contextValue, { ...r, op, release: admit.release });
-            return executionArgs(document, payload.operationName, variables, contextValue);
           }
-          running.set(contextValue, { ...r, op });
+          // graphql-ws calls execute or subscribe next, which give the place back.
+          handedOn = true;
           return executionArgs(document, payload.operationName, variables, contextValue);
         } catch (err) {
-          const refusal = asRejection(err);
+          const refusal = asRejection(err, app.log);
           observe(obs, r, payload.operationName ?? null, [refusal], true);
           return [refusal];
+        } finally {
+          if (!handedOn) s.pending--;
         }
       },
       execute: async (args) => {
@@ -241,19 +253,26 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
           );
         } catch (err) {
           // The socket closed while the operation waited for a slot: nobody is left to answer.
-          result = { errors: [asRejection(err)] };
+          result = { errors: [asRejection(err, app.log)] };
         } finally {
           r.release?.();
-          r.socket.inFlight--;
+          r.socket.pending--;
         }
         observe(ctx.obs!, r, args.operationName ?? null, result.errors ?? [], result.data === undefined);
         return result;
       },
       subscribe: async (args) => {
         const ctx = args.contextValue as Context;
-        const result = await subscribe(args);
+        const r = running.get(ctx)!;
+        let result: Awaited<ReturnType<typeof subscribe>>;
+        try {
+          result = await subscribe(args);
+        } finally {
+          // A live subscription is bounded by the hub (per key and organization), not by this count.
+          r.socket.pending--;
+        }
         const refused = 'errors' in result ? (result.errors ?? []) : [];
-        observe(ctx.obs!, running.get(ctx)!, args.operationName ?? null, refused, refused.length > 0);
+        observe(ctx.obs!, r, args.operationName ?? null, refused, refused.length > 0);
         return result;
       },
       // Errors carry their code from the closed set, as on /graphql.
@@ -371,11 +390,19 @@ const keyRateLimited = (retryAfter: number) =>
     `Too many operations for this API key, over HTTP and WebSocket together. Retry after ${retryAfter} s.`,
   );
 
-/** Any refusal or fault as the GraphQL error a client gets: AppErrors with their code, the rest masked. */
-function asRejection(err: unknown): GraphQLError {
-  if (err instanceof AppError) return rejection(err);
-  if (err instanceof GraphQLError) return rejection(appErrorOf(err));
-  return rejection(new AppError('INTERNAL', 'The operation could not be completed.'));
+const tooManyPending = (n: number) =>
+  new AppError(
+    'RATE_LIMITED',
+    `This socket already has ${n} operations in progress, the most one socket may have; wait for their answers, or open another socket.`,
+  );
+
+/**
+ * Any refusal or fault as the GraphQL error a client gets: AppErrors with their code, a database
+ * that is down or too slow as UNAVAILABLE or TIMEOUT (as HTTP answers it), the rest masked.
+ */
+function asRejection(err: unknown, log: FastifyBaseLogger): GraphQLError {
+  if (err instanceof GraphQLError) return rejection(appErrorOf(err, log));
+  return rejection(toAppError(err, (errorId, e) => log.error({ err: e, errorId }, 'unhandled error')));
 }
 
 function orgOf(viewer: Viewer): string | string[] | undefined {

@@ -35,6 +35,7 @@ describe('the defaults of SECURITY.md "Limits and their defaults"', () => {
         perProcess: 10_000,
         perOrg: 500,
         costPerOrg: 50_000,
+        eventsPerOrg: 4,
         queuePerSocket: 1_000,
         inFlightPerSocket: 8,
         queuedBytesPerSocket: 16 * 1024 * 1024,

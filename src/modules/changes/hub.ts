@@ -21,6 +21,11 @@ export interface HubLimits {
    * the work one write fans out to.
    */
   costPerOrg: number;
+  /**
+   * Events of one organization executed at once, across its subscribers: one write fans out to an
+   * execution per subscriber, and taking turns keeps that from holding every database connection.
+   */
+  eventsPerOrg: number;
   /** Events queued for one socket before it is closed as a slow consumer. */
   queuePerSocket: number;
 }
@@ -30,6 +35,7 @@ export const DEFAULT_HUB_LIMITS: HubLimits = {
   perProcess: 10_000,
   perOrg: 500,
   costPerOrg: 50_000,
+  eventsPerOrg: 4,
   queuePerSocket: 1_000,
 };
 
@@ -82,6 +88,7 @@ export class ChangeHub {
   private readonly tails = new Map<string, Tail>();
   private readonly perKey = new Map<string, number>();
   private readonly perOrg = new Map<string, { count: number; cost: number }>();
+  private readonly turns = new Map<string, Turns>();
   /** Each socket's subscribers, so that a key's changed access reaches them between events. */
   private readonly bySocket = new WeakMap<Connection, Set<Subscriber>>();
   private total = 0;
@@ -266,19 +273,40 @@ export class ChangeHub {
       finish();
       throw err;
     }
+    const take = (): Promise<IteratorResult<ChangeModel>> => {
+      if (failure) return Promise.reject(failure);
+      if (queue.length) {
+        conn.queued--;
+        return Promise.resolve({ value: queue.shift()!, done: false });
+      }
+      if (done) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve, reject) => {
+        pending = { resolve, reject };
+      });
+    };
+    // The organization's turn to execute one event, held from an event's hand-over until the next
+    // is asked for: graphql-js executes (and graphql-ws sends) each event in between.
+    let turn: (() => void) | undefined;
+    const giveBack = () => {
+      turn?.();
+      turn = undefined;
+    };
     const iterator: AsyncIterableIterator<ChangeModel> = {
-      next: () => {
-        if (failure) return Promise.reject(failure);
-        if (queue.length) {
-          conn.queued--;
-          return Promise.resolve({ value: queue.shift()!, done: false });
+      next: async () => {
+        giveBack();
+        const event = await take();
+        if (event.done) return event;
+        const mine = await this.turnsOf(orgId).take();
+        if (done) {
+          // Ended while it waited for its turn.
+          mine();
+          return { value: undefined, done: true };
         }
-        if (done) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve, reject) => {
-          pending = { resolve, reject };
-        });
+        turn = mine;
+        return event;
       },
       return: () => {
+        giveBack();
         finish();
         pending?.resolve({ value: undefined, done: true });
         pending = undefined;
@@ -289,6 +317,16 @@ export class ChangeHub {
       },
     };
     return iterator;
+  }
+
+  /** The turns one organization's subscribers take to execute events; forgotten when none waits. */
+  private turnsOf(orgId: string): Turns {
+    let t = this.turns.get(orgId);
+    if (!t) {
+      t = new Turns(this.limits.eventsPerOrg, () => this.turns.delete(orgId));
+      this.turns.set(orgId, t);
+    }
+    return t;
   }
 
   /**
@@ -347,3 +385,27 @@ export class ChangeHub {
 
 const lostPortfolio = () =>
   new AppError('NOT_FOUND', 'Portfolio was not found, or your API key has no access to it.');
+
+/** A counting semaphore, first come first served, that says when it is idle. */
+class Turns {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly slots: number,
+    private readonly onIdle: () => void,
+  ) {}
+
+  async take(): Promise<() => void> {
+    if (this.running < this.slots) this.running++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else if (--this.running === 0) this.onIdle();
+    };
+  }
+}
