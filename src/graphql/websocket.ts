@@ -64,6 +64,9 @@ interface Socket {
    * until they are set up (then the hub bounds them).
    */
   pending: number;
+  /** Until when its messages are not read: its key's budget ran out (the refusal's Retry-After). */
+  heldUntil: number;
+  ws: WebSocket;
   /** Aborts once the socket has closed: an operation waiting for an admission slot leaves the queue. */
   gone: AbortController;
 }
@@ -169,6 +172,8 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
           keyHash,
           viewer,
           pending: 0,
+          heldUntil: 0,
+          ws,
           gone: new AbortController(),
           connection: { keyHash, queued: 0, close: (code, reason) => closeSocket(ws, code, reason) },
         };
@@ -184,8 +189,18 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
         const s = ctx.extra.state!;
         const obs: RequestObservation = { transport: 'ws', operation: NO_OPERATION };
         const r: Omit<Running, 'op'> = { socket: s, started: performance.now(), statements: { count: 0 } };
-        // Refused before any work, and before any wait: messages a socket sends faster than they
-        // are answered must not pile up here, each holding a lookup or a database connection.
+        // Every message pays from the key's budget first, as an HTTP request does before its key is
+        // looked up: a flood is refused by the bucket, without a database lookup per message, and
+        // once the budget is spent the socket is not read until it refills (holdFor).
+        const budget = await app.takeKeyBudget?.(s.keyHash);
+        if (budget && !budget.allowed) {
+          holdFor(s, budget.retryAfterSeconds * 1000);
+          const refusal = rejection(keyRateLimited(budget.retryAfterSeconds));
+          observe(obs, r, payload.operationName ?? null, [refusal], true);
+          return [refusal];
+        }
+        // Messages a socket sends faster than they are answered must not pile up here, each
+        // holding a lookup or a database connection.
         if (s.pending >= socketLimits.inFlightPerSocket) {
           const refusal = rejection(tooManyPending(s.pending));
           observe(obs, r, payload.operationName ?? null, [refusal], true);
@@ -194,10 +209,6 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
         s.pending++;
         let handedOn = false;
         try {
-          // The budget first, as HTTP takes it before authentication: a flood is refused by the
-          // bucket, without a database lookup per message.
-          const budget = await app.takeKeyBudget?.(s.keyHash);
-          if (budget && !budget.allowed) throw keyRateLimited(budget.retryAfterSeconds);
           const viewer = await lookUp(s, ctx.extra.socket);
           if (!viewer)
             throw new AppError(
@@ -291,6 +302,20 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
     variableValues: Record<string, unknown>,
     contextValue: Context,
   ): ExecutionArgs => ({ schema, document, operationName, variableValues, contextValue });
+
+  /**
+   * Once a socket's key has spent its budget, its messages are not read until the budget refills
+   * (the Retry-After of its refusal): they wait in the network, where they cost nothing, instead of
+   * each being read, parsed and refused. Refusing them one by one still cost a flood's worth of
+   * CPU: a client sending subscribe and complete pairs as fast as it could held the event loop.
+   */
+  const holdFor = (s: Socket, ms: number) => {
+    s.heldUntil = Math.max(s.heldUntil, Date.now() + ms);
+    s.ws.pause();
+    setTimeout(() => {
+      if (Date.now() >= s.heldUntil) s.ws.resume();
+    }, ms + 1).unref();
+  };
 
   /** A context as HTTP authentication builds one, for one operation of a socket. */
   function operationContext(viewer: Viewer, statements: StatementCounter, requestId: string): Context {

@@ -34,8 +34,8 @@ export const DEFAULT_HUB_LIMITS: HubLimits = {
   perKey: 100,
   perProcess: 10_000,
   perOrg: 500,
-  costPerOrg: 50_000,
-  eventsPerOrg: 4,
+  costPerOrg: 20_000,
+  eventsPerOrg: 2,
   queuePerSocket: 1_000,
 };
 
