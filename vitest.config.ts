@@ -21,7 +21,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Pure logic, no database: `npm run test:unit`.
+        // Pure logic: no database, no process started. `npm run test:unit`.
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
       },
       {
@@ -29,7 +29,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/unit/**', 'test/**/*.isolated.test.ts'],
+          exclude: ['test/unit/**', 'test/perf/**', 'test/**/*.isolated.test.ts'],
           // One migrated and one seeded database per run; every file starts from a copy.
           globalSetup: ['test/setup/snapshots.ts'],
           // Generous: the file-scoped fixture seeds inside the first test, and CI machines can be busy.
@@ -46,6 +46,21 @@ export default defineConfig({
           name: 'isolated',
           include: ['test/**/*.isolated.test.ts'],
           isolate: true,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // What V8 does with the gateway's garbage and its heap settings: child processes measured
+          // against V8's own heuristics, which change between Node versions and wobble on a busy
+          // machine. Not in `npm test`; `npm run test:perf`, a step of its own in CI.
+          name: 'perf',
+          include: ['test/perf/**/*.test.ts'],
+          globalSetup: ['test/setup/snapshots.ts'],
+          // One file at a time: a second file's processes would take the CPU the measured ones need.
+          fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 60_000,
         },

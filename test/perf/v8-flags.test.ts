@@ -4,7 +4,7 @@ import { PACKAGE_ROOT } from '../../src/paths.js';
 
 /**
  * src/v8-flags.ts turns off V8's allocation-site pretenuring for the server process (why: its
- * comment). The probe (test/helpers/pretenure-probe.ts) trains one allocation site on objects that
+ * comment). The probe (test/perf/pretenure-probe.ts) trains one allocation site on objects that
  * survive young collections, then allocates 100,000 more and says how much the young generation
  * grew: about 5.2 MB when they are allocated there, 0.4 MB (the array holding them) when V8
  * pretenured them. Node 22 and 24 did not pretenure the probe's site either way, so there only the
@@ -13,7 +13,7 @@ import { PACKAGE_ROOT } from '../../src/paths.js';
 function youngGrowth(withSettings: boolean): number {
   const child = spawnSync(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', 'test/helpers/pretenure-probe.ts', ...(withSettings ? ['1'] : [])],
+    ['--expose-gc', '--import', 'tsx', 'test/perf/pretenure-probe.ts', ...(withSettings ? ['1'] : [])],
     { cwd: PACKAGE_ROOT, encoding: 'utf8' },
   );
   expect(child.status, child.stderr).toBe(0);
@@ -52,7 +52,7 @@ function growthFactors(withSettings: boolean, nodeFlags: string[] = []): number[
       '--trace-gc-verbose',
       '--import',
       'tsx',
-      'test/helpers/heap-growth-probe.ts',
+      'test/perf/heap-growth-probe.ts',
       ...(withSettings ? ['1'] : []),
     ],
     { cwd: PACKAGE_ROOT, encoding: 'utf8' },

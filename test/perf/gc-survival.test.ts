@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { expect, test } from 'vitest';
-import { PACKAGE_ROOT } from '../src/paths.js';
-import { backend, createScratchDatabase, seededSnapshot } from './helpers/database.js';
+import { PACKAGE_ROOT } from '../../src/paths.js';
+import { backend, createScratchDatabase, seededSnapshot } from '../helpers/database.js';
 
 /**
  * Finished requests leave nothing for V8's young-generation collector to keep. Four things did: the
@@ -12,7 +12,7 @@ import { backend, createScratchDatabase, seededSnapshot } from './helpers/databa
  * through the young collections that followed, so V8 copied them and then promoted them to the old
  * generation: on the bench's REST page about 30% of the gateway's Node CPU, half its gap to the floor.
  *
- * The measuring runs in its own process, started with --expose-gc (test/helpers/gc-survival-child.ts):
+ * The measuring runs in its own process, started with --expose-gc (test/perf/gc-survival-child.ts):
  * ten REST pages over a real socket (or ten GraphQL pages, or ten reads of 1000 rows), then one
  * young collection. Before
  * the fixes, 1.4–1.5 MB of the ten pages stayed on either database, and 560 KB (PGlite) or 4.3 MB
@@ -36,7 +36,7 @@ test.skipIf(!snapshot)(
       };
       const child = spawnSync(
         process.execPath,
-        ['--expose-gc', '--import', 'tsx', 'test/helpers/gc-survival-child.ts', JSON.stringify(args)],
+        ['--expose-gc', '--import', 'tsx', 'test/perf/gc-survival-child.ts', JSON.stringify(args)],
         { cwd: PACKAGE_ROOT, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' } },
       );
       expect(child.status, child.stderr).toBe(0);

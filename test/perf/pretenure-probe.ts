@@ -1,12 +1,12 @@
 /**
- * Child of test/unit/v8-flags.test.ts: does V8 pretenure an allocation site whose objects survive
+ * Child of test/perf/v8-flags.test.ts: does V8 pretenure an allocation site whose objects survive
  * young collections? With an argument, the gateway's V8 settings are imported first, as
  * src/server.ts imports them. Prints how much the young generation grew while 100,000 new objects
  * of that site were allocated (and held) after the site had been seen to survive: pretenured, they
  * go to the old generation instead. (The old generation's own figure moves with concurrent sweeping
  * after the training's garbage, by tens of MB either way; the young one does not.)
  *
- *   node --expose-gc --import tsx test/helpers/pretenure-probe.ts [with-settings]
+ *   node --expose-gc --import tsx test/perf/pretenure-probe.ts [with-settings]
  */
 import { getHeapSpaceStatistics } from 'node:v8';
 

@@ -1,8 +1,8 @@
 /**
- * The measuring half of test/gc-survival.test.ts, in a process started with --expose-gc: what of
+ * The measuring half of test/perf/gc-survival.test.ts, in a process started with --expose-gc: what of
  * finished work V8's young-generation collector still finds alive. Prints one JSON line.
  *
- *   node --expose-gc --import tsx test/helpers/gc-survival-child.ts '<json: DATABASE_URL or PGlite dump, key, org, portfolio>'
+ *   node --expose-gc --import tsx test/perf/gc-survival-child.ts '<json: DATABASE_URL or PGlite dump, key, org, portfolio>'
  */
 import { readFileSync } from 'node:fs';
 import { Agent, type RequestOptions, request } from 'node:http';
