@@ -12,7 +12,7 @@
  * Every loop is bounded twice, by time and by count, and every target is 127.0.0.1.
  */
 import WebSocket from 'ws';
-import { NESTED_QUERY, VALUES_FRAGMENT } from './scenarios.js';
+import { NESTED_QUERY, VALUES_FRAGMENT } from '../test/helpers/queries.js';
 
 /** What the bench hands an attacker: its keys and the records it aims at. */
 export interface WsAttackContext {

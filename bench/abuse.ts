@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase } from '../src/db/database.js';
 import { createApiKey } from '../src/modules/auth/repository.js';
+import { TcpProxy } from '../test/helpers/tcp-proxy.js';
 import { FLOODS, type Flood } from './abuse-attacks.js';
 import {
   type DeliveryStats,
@@ -19,7 +20,6 @@ import { percentile } from './load.js';
 import { load1, type MachineInfo, machineInfo } from './machine.js';
 import { freePort, ServerProcess } from './proc.js';
 import { type Command, gatewayEnv, prepareDataset } from './runner.js';
-import { TcpProxy } from './tcp-proxy.js';
 
 /**
  * `npm run bench -- --abuse`: the five attacks of issue 12 against a running gateway (production

@@ -11,7 +11,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { citusNodes, isCitus, nodeUrl, postmasterPid } from './citus.js';
+import { citusNodes, isCitus, nodeUrl, postmasterPid } from '../test/helpers/citus-cluster.js';
 import { percentile, runLoad } from './load.js';
 import { load1, machineInfo } from './machine.js';
 import { cpuSeconds, freePort, ServerProcess } from './proc.js';

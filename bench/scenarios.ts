@@ -1,5 +1,7 @@
 /** The benchmark's scenarios: what each sends to the gateway and, for 1, 2, 3 and 7, to the raw baseline. */
 
+import { FIRST_PAGE_QUERY, NESTED_QUERY, VALUES_FRAGMENT } from '../test/helpers/queries.js';
+
 export interface ScenarioContext {
   apiKey: string;
   orgId: string;
@@ -40,23 +42,6 @@ export interface Scenario {
 
 const qs = (o: Record<string, string | number>) =>
   new URLSearchParams(Object.entries(o).map(([k, v]): [string, string] => [k, String(v)])).toString();
-
-/** Typed values at every level: what a GraphQL client asks for instead of the raw `properties` map. */
-export const VALUES_FRAGMENT = `fragment V on PropertyRecord { values { __typename propertyId
-  ... on TextValue { text } ... on NumberValue { number } ... on DateValue { start }
-  ... on SelectValue { options { id name color } } ... on PeopleValue { users { id name } } } }`;
-
-export const FIRST_PAGE_QUERY = `query FirstPage($orgId: ID!, $portfolioId: ID!, $first: Int!) {
-  organization(id: $orgId) { portfolio(id: $portfolioId) {
-    projects(first: $first) { edges { cursor node { id createdAt updatedAt ...V } } pageInfo { hasNextPage endCursor } }
-  } } } ${VALUES_FRAGMENT}`;
-
-export const NESTED_QUERY = `query Nested($orgId: ID!, $portfolioId: ID!, $projects: Int!, $contacts: Int!, $parcels: Int!) {
-  organization(id: $orgId) { portfolio(id: $portfolioId) {
-    projects(first: $projects) { pageInfo { hasNextPage endCursor } nodes { id ...V
-      contacts(first: $contacts) { pageInfo { hasNextPage endCursor } nodes { id ...V
-        parcels(first: $parcels) { pageInfo { hasNextPage endCursor } nodes { id ...V } } } } } }
-  } } } ${VALUES_FRAGMENT}`;
 
 export const UPDATE_MUTATION = `mutation Update($input: UpdateRecordInput!) {
   updateProject(input: $input) { project { id updatedAt ...V } } } ${VALUES_FRAGMENT}`;

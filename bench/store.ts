@@ -6,7 +6,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DB } from '../src/db/types.js';
-import { createCitusDatabase, dropCitusDatabase } from './citus.js';
+import { createCitusDatabase, dropCitusDatabase } from '../test/helpers/citus-cluster.js';
 
 /** Where the benchmark data lives: a dedicated database on a Postgres server, or a PGlite folder. */
 export type StoreTarget =

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CREATE_DATABASE_LOCK } from '../bench/citus.js';
 import { type Database, executeCompiled, forRequest } from '../src/db/database.js';
 import { CROSS_TENANT, TENANT_TABLES, tenantViolation } from '../src/db/tenant-guard.js';
 import { createCitusDatabase, onCitus } from './helpers/citus.js';
+import { CREATE_DATABASE_LOCK } from './helpers/citus-cluster.js';
 import { openTestDatabase } from './helpers/database.js';
 
 /**

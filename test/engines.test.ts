@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FIRST_PAGE_QUERY, NESTED_QUERY } from '../bench/scenarios.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { Executor } from '../src/graphql/executor.js';
@@ -12,6 +11,7 @@ import { onCitus } from './helpers/citus.js';
 import { seededDatabase } from './helpers/database.js';
 import { client, type Res } from './helpers/http.js';
 import { logSink } from './helpers/logs.js';
+import { FIRST_PAGE_QUERY, NESTED_QUERY } from './helpers/queries.js';
 import { call, serverStorage, startServer } from './helpers/server-process.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { NESTED_QUERY } from '../bench/scenarios.js';
 import { buildApp } from '../src/app.js';
 import { seededDatabase } from './helpers/database.js';
 import { client } from './helpers/http.js';
 import { logSink } from './helpers/logs.js';
+import { NESTED_QUERY } from './helpers/queries.js';
 
 /**
  * Plain POSTs skip Apollo: the seam reads and runs them (src/graphql/direct.ts, seam.ts), and must

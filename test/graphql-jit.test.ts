@@ -1,5 +1,4 @@
 import { type DocumentNode, Kind, type OperationDefinitionNode, parse } from 'graphql';
-import { FIRST_PAGE_QUERY, NESTED_QUERY } from '../bench/scenarios.js';
 import type { Context } from '../src/context.js';
 import { Executor } from '../src/graphql/executor.js';
 import { JitCache, type JitOptions, recursiveInputTypes } from '../src/graphql/jit.js';
@@ -7,6 +6,7 @@ import { DEFAULT_LIMITS } from '../src/graphql/limits.js';
 import { buildSchema } from '../src/graphql/schema.js';
 import { HEAVY_GRAPHQL_COST, LARGE_GRAPHQL_COST } from '../src/http/admission.js';
 import { describe, expect, test } from './helpers/fixtures.js';
+import { FIRST_PAGE_QUERY, NESTED_QUERY } from './helpers/queries.js';
 
 /**
  * /graphql runs an operation with graphql-js the first time its document is seen and compiled by

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
-import { capturePages } from '../bench/capture.js';
 import { forRequest } from '../src/db/database.js';
 import { PLAIN_QUERY } from '../src/modules/records/filter.js';
 import { LISTS, type ListName } from '../src/modules/records/lists.js';
 import { createRecordLoaders } from '../src/modules/records/loaders.js';
 import { type PageRequest, pagesFor } from '../src/modules/records/repository.js';
+import { capturePages } from './helpers/capture.js';
 import { describe, expect, test } from './helpers/fixtures.js';
 
 /**

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import { NESTED_QUERY } from '../bench/scenarios.js';
 import { buildApp } from '../src/app.js';
 import { AppError } from '../src/errors.js';
 import { seededDatabase } from './helpers/database.js';
 import { client } from './helpers/http.js';
 import { logSink } from './helpers/logs.js';
+import { NESTED_QUERY } from './helpers/queries.js';
 
 /**
  * A fault of the plan itself (a bug in src/graphql/plan, which no request can cause on purpose) is

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { NESTED_QUERY, VALUES_FRAGMENT } from '../bench/scenarios.js';
 import { buildApp } from '../src/app.js';
 import { bulkLink } from '../src/modules/links/repository.js';
 import { createPortfolio } from '../src/modules/org/repository.js';
@@ -10,6 +9,7 @@ import { defineProperty } from '../src/modules/schema/service.js';
 import { seededDatabase } from './helpers/database.js';
 import { client } from './helpers/http.js';
 import { logSink } from './helpers/logs.js';
+import { NESTED_QUERY, VALUES_FRAGMENT } from './helpers/queries.js';
 
 /**
  * The planned answers (src/graphql/plan) against the executor's, on one database: every query goes

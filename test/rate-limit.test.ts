@@ -4,7 +4,6 @@ import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { describe, expect, test } from 'vitest';
-import { TcpProxy } from '../bench/tcp-proxy.js';
 import { buildApp } from '../src/app.js';
 import type { RateLimitConfig } from '../src/http/rate-limit.js';
 import {
@@ -16,6 +15,7 @@ import {
 import { loggerOptions } from '../src/logger.js';
 import { hashApiKey } from '../src/modules/auth/keys.js';
 import { seededDatabase } from './helpers/database.js';
+import { TcpProxy } from './helpers/tcp-proxy.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const seeded = seededDatabase();

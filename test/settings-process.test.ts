@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { NESTED_QUERY } from '../bench/scenarios.js';
 import { onCitus } from './helpers/citus.js';
+import { NESTED_QUERY } from './helpers/queries.js';
 import { call, type ServerStorage, serverStorage } from './helpers/server-process.js';
 
 /**

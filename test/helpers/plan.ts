@@ -1,9 +1,9 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { expect } from 'vitest';
-import { capturePages } from '../../bench/capture.js';
 import type { Database } from '../../src/db/database.js';
 import type { DB } from '../../src/db/types.js';
 import type { PageRequest } from '../../src/modules/records/repository.js';
+import { capturePages } from './capture.js';
 
 /** One node of an EXPLAIN (FORMAT JSON) plan, with the fields the plan tests read. */
 export interface PlanNode {

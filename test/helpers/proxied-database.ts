@@ -1,9 +1,9 @@
 import { afterAll, beforeAll } from 'vitest';
-import { TcpProxy } from '../../bench/tcp-proxy.js';
 import { createDatabase, type Database, type DatabaseOptions } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { type DemoOutput, seedDemo } from '../../src/seed/demo.js';
 import { createScratchDatabase } from './database.js';
+import { TcpProxy } from './tcp-proxy.js';
 
 /**
  * For the fault tests: a migrated scratch database on DATABASE_URL's server that the app reaches

@@ -1,8 +1,8 @@
 import { parse } from 'graphql';
 import { describe, expect, test } from 'vitest';
-import { NESTED_QUERY } from '../../bench/scenarios.js';
 import { fragmentsOf, planOperation } from '../../src/graphql/plan/plan.js';
 import { buildSchema } from '../../src/graphql/schema.js';
+import { NESTED_QUERY } from '../helpers/queries.js';
 
 /** Which documents the planned reads take (src/graphql/plan/plan.ts), without a database. */
 const schema = buildSchema();

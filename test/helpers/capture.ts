@@ -1,6 +1,6 @@
 import type { CompiledQuery, Kysely } from 'kysely';
-import type { DB } from '../src/db/types.js';
-import { type PageRequest, type PageRow, pagesFor } from '../src/modules/records/repository.js';
+import type { DB } from '../../src/db/types.js';
+import { type PageRequest, type PageRow, pagesFor } from '../../src/modules/records/repository.js';
 
 /** Runs `pagesFor` and returns its pages and the statements it sent, as compiled. */
 export async function capturePages(
