@@ -242,8 +242,8 @@ function createServer(opts: AppOptions, metrics: Metrics): FastifyInstance {
 /**
  * A large answer as UTF-8 bytes, converted once. GraphQL answers and REST pages arrive as bytes
  * already (http/json-bytes.ts); this covers any other large string. Fastify would measure a string
- * for Content-Length and Node would convert it again to write it; for the large strings
- * JSON.stringify builds each pass costs about a millisecond per 300 KB (docs/benchmarks.md).
+ * for Content-Length and Node would convert it again to write it, and for the large strings
+ * JSON.stringify builds each pass is slow (docs/decisions.md#large-answers-are-written-in-pieces-as-bytes).
  * Small answers stay strings: for them both passes are cheap.
  */
 function asBytes(payload: unknown): unknown {

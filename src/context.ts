@@ -67,8 +67,8 @@ export function createContext(
  * collection: it is copied, then promoted. With a new context, and the answer handed back as
  * written JSON (RunOptions.writesJson), nothing old points at what the operation read, and it dies
  * young. The caller must pass this straight on, not keep it in a variable of its own, and the
- * request drops its context once answered (http/auth.ts) (bench/results/2026-11-23-issue18,
- * "2026-11-27, 08:00").
+ * request drops its context once answered (http/auth.ts;
+ * docs/decisions.md#an-admitted-operation-runs-with-a-new-context).
  */
 export function admittedContext(ctx: Context): Context {
   return { ...ctx, loaders: createLoaders(ctx.db, ctx.viewer), memo: undefined };

@@ -46,7 +46,8 @@ export const writes = (log: FastifyBaseLogger, level: Level) =>
  * (Fastify makes one for every request, bound to its id) is a RequestLogger. A child with options
  * (Fastify makes its own logger so, with its serializers) is a real one whose children are lazy in
  * turn. Done here, not with Fastify's `childLoggerFactory`: Fastify checks every logger a custom
- * factory makes, which cost 37 µs per request under the profiler, about half of what it saves.
+ * factory makes, which costs about half of what the lazy child saves
+ * (docs/decisions.md#a-requests-logger-is-made-when-it-logs).
  */
 export function withLazyChildren(log: FastifyBaseLogger): FastifyBaseLogger {
   const lazy = Object.create(log) as FastifyBaseLogger;
@@ -64,9 +65,9 @@ const isEmpty = (o: object) => {
 
 /**
  * A request's logger, whose pino child is made when the request first logs at an enabled level.
- * pino runs a child's bindings through the `*.apiKey` redaction as it makes it: 84 µs per request
- * under the profiler, the largest single item of a one-item REST page, paid even at LOG_LEVEL=warn,
- * where most requests never log (docs/decisions.md, "A request's logger is made when it logs").
+ * pino runs a child's bindings through the `*.apiKey` redaction as it makes it, the largest single
+ * item of a one-item REST page under the profiler, paid even at LOG_LEVEL=warn, where most requests
+ * never log (docs/decisions.md#a-requests-logger-is-made-when-it-logs).
  */
 class RequestLogger {
   private made: FastifyBaseLogger | undefined;

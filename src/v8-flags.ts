@@ -11,19 +11,18 @@ import { setFlagsFromString } from 'node:v8';
  * pointed at that request's young objects (rows, records, values), and young collections keep
  * whatever the old generation points at: every request's objects were copied and promoted, and
  * only a full collection freed them. Whether a process fell into this depended on its warm-up, so
- * the same build promoted 2 KB per nested request in one process and 700–1,100 KB in the next,
- * with 16–34% more Node CPU (bench/results/2026-11-23-issue18/README.md, "afternoon" section). Without
- * pretenuring, every process stays at about 2 KB.
+ * the same build cost far more memory and Node CPU in one process than in the next. Without
+ * pretenuring, no process does (docs/decisions.md#the-server-turns-off-v8s-allocation-site-pretenuring).
  *
  * `--heap-growing-percent=200`: after a full collection, V8 lets the old generation grow to a
  * multiple of what survived before it collects again, up to 4× on a machine with a large heap
  * limit, chosen by how fast collection is. The gateway's live heap is small and collects fast, so
- * V8 chose 4×, and the 5,000-item page at 64 connections peaked at 273–289 MB of RSS, against a
- * bound of 300 MB. At 3× it peaked at 236–250 MB, with no measurable change in CPU per request;
- * 2× cost up to 7% more CPU (bench/results/2026-11-23-issue18/README.md, "2026-11-27, 07:00").
+ * V8 took the largest multiple, and the garbage that concurrent requests promote piled up to it,
+ * close to the memory bound on large pages. 3× leaves a margin under it at no cost in CPU that the
+ * bench could resolve; 2× costs CPU (docs/decisions.md#the-old-generation-grows-3-not-4).
  *
  * An option given on `node`'s command line is left as given (Node refuses both in NODE_OPTIONS).
- * test/unit/v8-flags.test.ts checks that both settings take effect, and yield to the operator's.
+ * test/perf/v8-flags.test.ts checks that both settings take effect, and yield to the operator's.
  */
 export const V8_FLAGS = ['--no-allocation-site-pretenuring', '--heap-growing-percent=200'] as const;
 

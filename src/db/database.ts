@@ -174,10 +174,10 @@ const READ_TIMEOUT = 'Query read timeout';
 
 /**
  * The pg client class of a pool. Queries run through pg's callback form: its promise form, and its
- * `query_timeout`, left every result reachable to V8's young-generation collections. Ten 330 KB
- * results read between two collections all survived them (3.4 MB copied, then promoted to the old
- * generation, which only a full collection frees); through this class, 2 KB did
- * (test/gc-survival.test.ts).
+ * `query_timeout`, left every result reachable to V8's young-generation collections: results read
+ * between two collections all survived them (copied, then promoted to the old generation, which only
+ * a full collection frees); through this class they die young (test/perf/gc-survival.test.ts,
+ * docs/decisions.md#finished-requests-die-young).
  *
  * With `readTimeoutMs` (a server's pool), a query nobody answers within it drops the socket, under
  * a timer that holds the client alone: that query fails (503), and so does anything queued behind

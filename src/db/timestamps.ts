@@ -52,7 +52,8 @@ const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
 
 /**
  * `date.toISOString()`, from the text parseTimestamptz read when it has it: a REST page writes two
- * timestamps per item, and V8's toISOString took about 1 µs each (this takes a fifth of that).
+ * timestamps per item, and rearranging the text is several times faster than V8's toISOString
+ * (docs/benchmarks.md).
  * Date and time come from the text and the milliseconds from the Date, so the two cannot differ;
  * a Date built any other way is formatted by toISOString.
  */

@@ -27,8 +27,8 @@ interface Asset {
 
 /**
  * The built files of one asset folder. Only names found at start-up are served, so a request path
- * can never reach outside the folder. The files are read when asked for, not held: they are 12 MB
- * with their gzip copies, and a server that no browser visits should not carry them.
+ * can never reach outside the folder. The files are read when asked for, not held: with their gzip
+ * copies they are megabytes, and a server that no browser visits should not carry them.
  */
 export class AssetFolder {
   private readonly files = new Map<string, Asset>();

@@ -13,13 +13,12 @@ export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => 
  * to the seam (seam.ts), the same as REST and WebSocket operations, so Apollo never executes
  * anything itself.
  *
- * Not Apollo's gateway hook, which did the same until issue 18 measured it: for every request that
- * hook builds a `response.http` object with a getter and setter that close over the whole request
- * context, and through them each request's context, with our Context, its pages and its answer,
- * stayed reachable to the young-generation collector until the next full collection. The nested
- * query's requests promoted 1.1 MB each to the old generation, and the floor's none (`node
- * dist/bench/nested-cpu.js --gc`); a copy of Apollo without those accessors promoted nothing
- * (bench/results/2026-11-23-issue18/README.md).
+ * Not Apollo's gateway hook, which did the same before: for every request that hook builds a
+ * `response.http` object with a getter and setter that close over the whole request context, and
+ * through them each request's context, with our Context, its pages and its answer, stayed reachable
+ * to the young-generation collector until the next full collection, so all of it was copied and
+ * promoted to the old generation; a copy of Apollo without those accessors promoted nothing
+ * (docs/decisions.md#apollo-hands-graphql-to-the-executor-through-responseforoperation).
  *
  * Apollo formats the errors of the responses it executes itself, not of one a plugin gives, so
  * `answer` does here what it did for the gateway's results: counts their codes, formats them with

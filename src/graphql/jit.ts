@@ -86,9 +86,10 @@ export function compileOrNull(
 
 /**
  * Input types from which a cycle can be reached (RecordFilter: `and`, `or`, `not`). graphql-jit
- * writes out a variable of such a type field by field, recursion included: 15-35 s of blocked
- * event loop for one `$filter: RecordFilter` on this machine. Variables are coerced by graphql-js
- * anyway, so those operations simply stay on graphql-js.
+ * writes out a variable of such a type field by field, recursion included, and one
+ * `$filter: RecordFilter` blocked the event loop for many seconds
+ * (docs/decisions.md#graphql-jit-for-execution). Variables are coerced by graphql-js anyway, so
+ * those operations simply stay on graphql-js.
  */
 export function recursiveInputTypes(schema: GraphQLSchema): Set<string> {
   const edges = new Map<string, string[]>();

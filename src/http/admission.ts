@@ -8,17 +8,17 @@ import { AppError, RETRY_AFTER_SECONDS } from '../errors.js';
  * at most `slots` of them at once; the others wait their turn, first come first served.
  *
  * Why: a 5000-item page holds its rows, its GraphQL result and its JSON text in memory until it is
- * sent, and keeps the one JavaScript thread busy for a long time. With 64 of them at once, the
- * process grew past 600 MB, and requests queued behind them timed out waiting for a database
- * connection (503). Taking turns finishes the same work in about the same total time, with memory
+ * sent, and keeps the one JavaScript thread busy for a long time. Many of them at once only grew
+ * the process, and requests queued behind them timed out waiting for a database connection
+ * (503). Taking turns finishes the same work in about the same total time, with memory
  * bounded by `slots` pages. Small requests never wait here.
  *
  * A second, wider tier takes large GraphQL operations (cost over LARGE_GRAPHQL_COST, up to the heavy
  * cost): a front-end's nested read of 100 projects with their contacts and parcels is about 6,000
- * nodes and builds several MB of objects. 64 of them at once grew the process to 320–440 MB; two per
- * core at a time, on the same 2-core machine, kept it under 300 MB at the same req/s within the
- * runs' noise (docs/benchmarks.md). Such a query still runs beside others, so ordinary traffic is not
- * serialized.
+ * nodes and builds megabytes of objects. Many of them at once took the process past its memory
+ * bound; two per core at a time kept it under, at the same throughput
+ * (docs/decisions.md#large-graphql-operations-take-turns-too-a-few-per-core). Such a query still
+ * runs beside others, so ordinary traffic is not serialized.
  */
 export interface AdmissionConfig {
   /** Heavy requests that may run at once in one process; 0 turns admission control off. */
@@ -146,9 +146,9 @@ export function installAdmission(
 /**
  * The request's `ctx.admit`. Built here, in a plain function, not in the async hook: a closure that
  * an async function creates and the request keeps made V8 keep every request's objects through its
- * young-generation collections (about 300 KB each on a REST page, copied and then promoted to the
- * old generation, which only a full collection frees), measured on Node 20 and 22.
- * test/gc-survival.test.ts holds that line.
+ * young-generation collections (copied, then promoted to the old generation, which only a full
+ * collection frees), on Node 20 and 22 (docs/decisions.md#finished-requests-die-young).
+ * test/perf/gc-survival.test.ts holds that line.
  */
 function admitter(
   req: FastifyRequest,

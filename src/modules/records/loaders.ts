@@ -30,8 +30,10 @@ export interface FacetKey extends ListKey {
   member: 'select' | 'people';
 }
 
-/** A filtered query is compiled against one org's schema, so it batches only within that org. */
-/** One statement per list, org and query: on Citus each statement then names one org, one shard. */
+/**
+ * One statement per list, org and query: a filtered query is compiled against one org's schema, so
+ * it batches only within that org, and on Citus each statement then names one org, one shard.
+ */
 const queryGroup = (k: { list: ListName; orgId: string; query?: RecordQuery }) =>
   k.query?.sig ? `${k.list}:${k.orgId}:${k.query.sig}` : `${k.list}:${k.orgId}`;
 const parentKey = (k: ListKey) => `${k.orgId}\0${k.parentId}`;

@@ -218,9 +218,9 @@ function pageStatement(
 /**
  * The plain list's page statement (no filter, order or search), compiled once per list and
  * direction: its text never changes, only its parameters. Building it with Kysely on every page
- * cost more Node CPU than anything else the loaders do (bench/results/2026-11-23-issue18/README.md,
- * "2026-11-27, 16:00"). It is compiled with a marker in each parameter's place, which says where
- * each of a request's values goes.
+ * cost more Node CPU than anything else the loaders do
+ * (docs/decisions.md#plain-page-statements-are-compiled-once). It is compiled with a marker in each
+ * parameter's place, which says where each of a request's values goes.
  */
 function plainPageStatement(
   list: ListName,

@@ -47,8 +47,10 @@ const connection = {
   facets: (c: ConnectionModel, a: { propertyId: string }) => c.facets?.(a.propertyId) ?? [],
 };
 
-/** An update's payload parts: a conflict is a CONFLICT user error beside the record as it is now. */
-/** The record changed after `expectedUpdatedAt`: nothing was written; the payload shows it as it is now. */
+/**
+ * The record changed after `expectedUpdatedAt`, so nothing was written: the update's payload carries
+ * this CONFLICT user error beside the record as it is now.
+ */
 const conflictError = (record: RecordModel): UserErrorModel => ({
   code: 'CONFLICT',
   message: `The ${record.kind} changed after expectedUpdatedAt (it is now ${record.updatedAt.toISOString()}); nothing was written. The payload holds it as it is now.`,
