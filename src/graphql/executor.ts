@@ -1,17 +1,14 @@
 import {
-  type DocumentNode,
   type ExecutionResult,
   execute,
   GraphQLError,
   type GraphQLSchema,
   getOperationAST,
   getVariableValues,
-  type OperationDefinitionNode,
   type OperationTypeNode,
   parse,
   validate,
 } from 'graphql';
-import type { CompiledQuery } from 'graphql-jit';
 import { admittedContext, type Context, routeToReadPool } from '../context.js';
 import { AppError, toAppError } from '../errors.js';
 import type { AdmissionTier } from '../http/admission.js';
@@ -24,19 +21,11 @@ import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { compileOrNull, JitCache, type JitOptions } from './jit.js';
 import { enforceMeasured, type GraphQLLimits } from './limits.js';
 import { measureRemembered } from './measure-memo.js';
+import type { Operation } from './operation.js';
 import { PlanCache } from './plan/cache.js';
 import { NotPlanned, runPlan } from './plan/run.js';
 
 type CoercedVariables = ReturnType<typeof getVariableValues>;
-
-/** An operation to run: parsed and validated (by Apollo, or by `prepare` for fixed documents). */
-export interface Operation {
-  document: DocumentNode;
-  operation: OperationDefinitionNode;
-  operationName?: string | null;
-  /** Compiled ahead (fixed documents); otherwise the JIT cache decides. */
-  compiled?: CompiledQuery | null;
-}
 
 /** What a transport says about a request beyond the operation itself. */
 export interface RunOptions {

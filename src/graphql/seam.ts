@@ -11,9 +11,10 @@ import {
 import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { rejection } from './errors.js';
-import type { Executor, Operation, RunOptions } from './executor.js';
+import type { Executor, RunOptions } from './executor.js';
 import { checkQueryText } from './input-limits.js';
 import type { GraphQLLimits } from './limits.js';
+import type { Operation } from './operation.js';
 import { type TrustedDocuments, trustedQuery } from './trusted-documents.js';
 
 /** An operation as a client sends it: its text, or the hash of a trusted document. */

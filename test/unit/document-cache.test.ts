@@ -1,6 +1,6 @@
 import { parse } from 'graphql';
 import { describe, expect, test } from 'vitest';
-import type { Operation } from '../../src/graphql/executor.js';
+import type { Operation } from '../../src/graphql/operation.js';
 import { DocumentCache } from '../../src/graphql/seam.js';
 
 const op = (text: string): Operation => {

@@ -1,5 +1,5 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
-import type { Operation } from '../executor.js';
+import type { Operation } from '../operation.js';
 import { fragmentsOf, planOperation, type RootPlan } from './plan.js';
 
 /**

@@ -7,14 +7,7 @@ import type { PortfolioModel } from '../org/types.js';
 import { findRecord } from '../records/service.js';
 import type { RecordModel } from '../records/types.js';
 import * as repo from './repository.js';
-import type { Actor, ChangeConnectionModel } from './types.js';
-
-/** Who the request acts as, for the change log. */
-export const actorOf = (ctx: Context): Actor => ({
-  userId: ctx.viewer.userId,
-  keyId: ctx.viewer.keyId,
-  source: 'api',
-});
+import type { ChangeConnectionModel } from './types.js';
 
 const historyScope = (recordId: string) => `history:${recordId}`;
 const feedScope = (portfolioId: string) => `changes:${portfolioId}`;
