@@ -9,10 +9,10 @@ import { Agent, type RequestOptions, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { sql } from 'kysely';
-import { FIRST_PAGE_QUERY, NESTED_QUERY } from '../../bench/scenarios.js';
 import { buildApp } from '../../src/app.js';
 import { createDatabase } from '../../src/db/database.js';
 import { Admission } from '../../src/http/admission.js';
+import { FIRST_PAGE_QUERY, NESTED_QUERY } from '../helpers/queries.js';
 
 const args = JSON.parse(process.argv[2]) as {
   url?: string;

@@ -8,7 +8,8 @@ import { PACKAGE_ROOT } from '../../src/paths.js';
  * survive young collections, then allocates 100,000 more and says how much the young generation
  * grew: about 5.2 MB when they are allocated there, 0.4 MB (the array holding them) when V8
  * pretenured them. Node 22 and 24 did not pretenure the probe's site either way, so there only the
- * gateway's own case shows the setting (bench/results/2026-11-23-issue18/README.md, "afternoon" section).
+ * gateway's own case shows the setting (docs/decisions.md, "The server turns off V8's allocation-site
+ * pretenuring").
  */
 function youngGrowth(withSettings: boolean): number {
   const child = spawnSync(
