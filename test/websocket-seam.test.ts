@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
 import { type AppOptions, buildApp } from '../src/app.js';
@@ -24,10 +25,19 @@ import { freshPortfolio } from './records-helpers.js';
 
 type Result = { data?: any; errors?: any[] };
 
-async function serve(env: TestEnv, opts: Partial<AppOptions> = {}) {
+/** Runs `fn` against an app listening on a free port, closed afterwards whatever happens. */
+async function served(
+  env: TestEnv,
+  opts: Partial<AppOptions>,
+  fn: (s: { app: FastifyInstance; url: string }) => Promise<void>,
+): Promise<void> {
   const app = await buildApp({ database: env.database, ...opts });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, url: `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/graphql` };
+  try {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    await fn({ app, url: `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/graphql` });
+  } finally {
+    await app.close();
+  }
 }
 
 function connect(url: string, apiKey: string) {
@@ -93,8 +103,7 @@ describe('every socket operation passes the checks an HTTP request passes', () =
   test('a key revoked while its socket is open writes nothing more: the socket closes with 4403', async ({
     env,
   }) => {
-    const { app, url } = await serve(env);
-    try {
+    await served(env, {}, async ({ url }) => {
       const s = await freshPortfolio(env);
       const m = await member(env);
       const sock = connect(url, m.apiKey);
@@ -106,16 +115,13 @@ describe('every socket operation passes the checks an HTTP request passes', () =
       await until(() => sock.closed !== undefined);
       expect(sock.closed!.code).toBe(CLOSE.KEY_REVOKED);
       expect(await countProjects(env, s.portfolioId)).toBe(1);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   test('a role taken away applies to the next operation on the open socket (FORBIDDEN, as HTTP 403)', async ({
     env,
   }) => {
-    const { app, url } = await serve(env);
-    try {
+    await served(env, {}, async ({ app, url }) => {
       const s = await freshPortfolio(env);
       const m = await member(env);
       const sock = connect(url, m.apiKey);
@@ -132,15 +138,12 @@ describe('every socket operation passes the checks an HTTP request passes', () =
       });
       expect(http.statusCode).toBe(403);
       sock.client.dispose();
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   test('trusted documents: a non-admin key runs only manifest documents on a socket too', async ({ env }) => {
     const hash = 'a'.repeat(64);
-    const { app, url } = await serve(env, { trustedDocuments: new Map([[hash, ORGS]]) });
-    try {
+    await served(env, { trustedDocuments: new Map([[hash, ORGS]]) }, async ({ url }) => {
       const s = await freshPortfolio(env);
       const m = await member(env);
       const sock = connect(url, m.apiKey);
@@ -158,49 +161,47 @@ describe('every socket operation passes the checks an HTTP request passes', () =
       );
       expect(code(unknown)).toBe('PERSISTED_DOCUMENT_NOT_FOUND');
       sock.client.dispose();
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   test("socket operations take from the key's rate-limit budget, shared with its HTTP requests; a socket out of budget is not read until it refills", async ({
     env,
   }) => {
     const store = new MemoryRateLimitStore();
-    const { app, url } = await serve(env, {
-      rateLimit: { store, config: { perSecond: 0.25, burst: 5 } },
-    });
-    try {
-      const m = await member(env);
-      // Two HTTP requests: the first (the key's first in this process) from the address budget, the second from the key's.
-      for (let i = 0; i < 2; i++)
-        await app.inject({
-          method: 'POST',
-          url: '/graphql',
-          headers: { 'x-api-key': m.apiKey },
-          payload: { query: ORGS },
-        });
-      const sock = connect(url, m.apiKey);
-      const results = [];
-      for (let i = 0; i < 5; i++) results.push(await run(sock.client, ORGS));
-      expect(results.filter((r) => r.data)).toHaveLength(4);
-      expect(code(results[4])).toBe('RATE_LIMITED');
-      expect(results[4].errors![0].message).toMatch(/over HTTP and WebSocket together. Retry after 4 s/);
-      // The next message waits in the network until the budget has refilled, then is answered.
-      const sent = Date.now();
-      expect((await run(sock.client, ORGS)).data).toBeDefined();
-      expect(Date.now() - sent).toBeGreaterThan(3_000);
-      sock.client.dispose();
-    } finally {
-      await app.close();
-    }
+    await served(
+      env,
+      {
+        rateLimit: { store, config: { perSecond: 0.25, burst: 5 } },
+      },
+      async ({ app, url }) => {
+        const m = await member(env);
+        // Two HTTP requests: the first (the key's first in this process) from the address budget, the second from the key's.
+        for (let i = 0; i < 2; i++)
+          await app.inject({
+            method: 'POST',
+            url: '/graphql',
+            headers: { 'x-api-key': m.apiKey },
+            payload: { query: ORGS },
+          });
+        const sock = connect(url, m.apiKey);
+        const results = [];
+        for (let i = 0; i < 5; i++) results.push(await run(sock.client, ORGS));
+        expect(results.filter((r) => r.data)).toHaveLength(4);
+        expect(code(results[4])).toBe('RATE_LIMITED');
+        expect(results[4].errors![0].message).toMatch(/over HTTP and WebSocket together. Retry after 4 s/);
+        // The next message waits in the network until the budget has refilled, then is answered.
+        const sent = Date.now();
+        expect((await run(sock.client, ORGS)).data).toBeDefined();
+        expect(Date.now() - sent).toBeGreaterThan(3_000);
+        sock.client.dispose();
+      },
+    );
   });
 
   test('a socket runs at most inFlightPerSocket queries at once; the rest are refused with RATE_LIMITED', async ({
     env,
   }) => {
-    const { app, url } = await serve(env, { subscriptions: { inFlightPerSocket: 1 } });
-    try {
+    await served(env, { subscriptions: { inFlightPerSocket: 1 } }, async ({ url }) => {
       const m = await member(env);
       const sock = connect(url, m.apiKey);
       await run(sock.client, ORGS); // connected
@@ -212,17 +213,14 @@ describe('every socket operation passes the checks an HTTP request passes', () =
       // Nothing leaks: once answered, the socket runs one again.
       expect((await run(sock.client, ORGS)).data).toBeDefined();
       sock.client.dispose();
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   test('a heavy query on a socket waits for the same admission slot as HTTP (OVERLOADED when it cannot get one)', async ({
     env,
   }) => {
     const heavy = new Admission({ slots: 1, maxWaitMs: 100 }, 'heavy');
-    const { app, url } = await serve(env, { admission: heavy, graphqlLimits: undefined });
-    try {
+    await served(env, { admission: heavy, graphqlLimits: undefined }, async ({ url }) => {
       const m = await member(env);
       const hold = await heavy.acquire();
       const sock = connect(url, m.apiKey);
@@ -234,9 +232,7 @@ describe('every socket operation passes the checks an HTTP request passes', () =
       expect(code(r)).toBe('OVERLOADED');
       hold();
       sock.client.dispose();
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   test('each socket operation writes an access-log line and request metrics with transport ws', async ({
@@ -244,8 +240,7 @@ describe('every socket operation passes the checks an HTTP request passes', () =
   }) => {
     const logs = logSink('info');
     const metrics = new Metrics();
-    const { app, url } = await serve(env, { logger: logs.logger, metrics });
-    try {
+    await served(env, { logger: logs.logger, metrics }, async ({ url }) => {
       const m = await member(env);
       const sock = connect(url, m.apiKey);
       await run(sock.client, `query Orgs ${ORGS}`);
@@ -260,9 +255,7 @@ describe('every socket operation passes the checks an HTTP request passes', () =
       const text = await metrics.registry.metrics();
       expect(text).toMatch(/sdg_http_requests_total\{[^}]*transport="ws"[^}]*operation="Orgs"/);
       sock.client.dispose();
-    } finally {
-      await app.close();
-    }
+    });
   });
 });
 
@@ -272,8 +265,7 @@ describe('subscriptions', () => {
   test("each event's record is read as it is when the event is sent, not as the first event read it", async ({
     env,
   }) => {
-    const { app, url } = await serve(env);
-    try {
+    await served(env, {}, async ({ app, url }) => {
       const s = await freshPortfolio(env);
       const created = await env.as.alice.post('/projects/v1', { properties: { name: { text: 'v0' } } }, s);
       const sock = connect(url, env.demo.users.alice.apiKey);
@@ -293,16 +285,13 @@ describe('subscriptions', () => {
       }
       expect(events.map((e) => e.recordUpdated.record.properties.name.text)).toEqual(['v1', 'v2', 'v3']);
       sock.client.dispose();
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   test('an organization holds at most perOrg subscriptions, and their summed cost at most costPerOrg', async ({
     env,
   }) => {
-    const { app, url } = await serve(env, { subscriptions: { perOrg: 2, costPerOrg: 1_000 } });
-    try {
+    await served(env, { subscriptions: { perOrg: 2, costPerOrg: 1_000 } }, async ({ app, url }) => {
       const s = await freshPortfolio(env);
       const created = await env.as.alice.post('/projects/v1', { properties: { name: { text: 'x' } } }, s);
       const id = created.body.id;
@@ -338,16 +327,13 @@ describe('subscriptions', () => {
       expect(errors[1][0].message).toMatch(/This organization has 2 live subscriptions/);
       a.client.dispose();
       b.client.dispose();
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   test('a key revoked while it holds a quiet subscription closes its socket within recheckMs, no event needed', async ({
     env,
   }) => {
-    const { app, url } = await serve(env, { subscriptions: { recheckMs: 200 } });
-    try {
+    await served(env, { subscriptions: { recheckMs: 200 } }, async ({ app, url }) => {
       const s = await freshPortfolio(env);
       const m = await member(env);
       const sock = connect(url, m.apiKey);
@@ -365,16 +351,13 @@ describe('subscriptions', () => {
       expect(sock.closed!.code).toBe(CLOSE.KEY_REVOKED);
       expect(Date.now() - revoked).toBeLessThan(2_000);
       await until(() => app.changeHub.size === 0);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   test("a guest's lost grant ends its quiet subscription with NOT_FOUND within recheckMs", async ({
     env,
   }) => {
-    const { app, url } = await serve(env, { subscriptions: { recheckMs: 200 } });
-    try {
+    await served(env, { subscriptions: { recheckMs: 200 } }, async ({ app, url }) => {
       const s = await freshPortfolio(env);
       const u = await createUser(env.database.db, `guest-${randomBytes(4).toString('hex')}@example.com`, 'G');
       await grantGuest(env.database.db, s.orgId, s.portfolioId, u.id);
@@ -394,9 +377,7 @@ describe('subscriptions', () => {
       await until(() => errors.length === 1, 5_000);
       expect(errors[0][0].extensions.code).toBe('NOT_FOUND');
       sock.client.dispose();
-    } finally {
-      await app.close();
-    }
+    });
   });
 });
 
