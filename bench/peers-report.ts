@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { PEER_SERVERS, PEERS_DEFAULTS, type PeersResults, runPeers } from './peers.js';
 import type { BenchOptions } from './runner.js';
@@ -127,13 +127,25 @@ export function writePeers(r: PeersResults, dir: string, label?: string): string
 /** `npm run bench -- --peers`: the comparison with the command line's options, printed and written. */
 export async function peersCommand(
   o: BenchOptions,
-  cli: { rounds?: number; quick: boolean; requestsPerConnection?: number; label?: string; write: boolean },
+  cli: {
+    rounds?: number;
+    quick: boolean;
+    /** The smoke test's miniature: a handful of requests per run. */
+    smoke: boolean;
+    requestsPerConnection?: number;
+    label?: string;
+    write: boolean;
+  },
 ): Promise<void> {
   if (o.backend !== 'postgres')
     throw new Error('--peers needs Postgres: PostGraphile cannot open a PGlite database. Drop --pglite.');
   if (o.only.some((id) => id !== '7'))
     throw new Error('--peers compares the nested query (scenario 7) only; drop --only or pass --only 7.');
-  const d = cli.quick ? { ...PEERS_DEFAULTS, ...PEERS_DEFAULTS.quick } : PEERS_DEFAULTS;
+  const d = cli.smoke
+    ? { ...PEERS_DEFAULTS, minRequests: 4, warmupRequests: 2 }
+    : cli.quick
+      ? { ...PEERS_DEFAULTS, ...PEERS_DEFAULTS.quick }
+      : PEERS_DEFAULTS;
   const r = await runPeers({
     ...o,
     rounds: cli.rounds ?? d.rounds,
@@ -143,7 +155,7 @@ export async function peersCommand(
   });
   process.stdout.write(`\n${peersMarkdown(r)}\n`);
   if (cli.write) {
-    const files = writePeers(r, join(PACKAGE_ROOT, 'bench/results'), cli.label);
+    const files = writePeers(r, dirname(o.rawDir), cli.label);
     process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
   }
 }

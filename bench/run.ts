@@ -56,6 +56,11 @@ const HELP = `npm run bench -- [options]
                        median of the rounds' (default 1; Postgres only)
   --label <name>       suffix for the result files
   --no-write           print the table, write no result files
+  --results <dir>      write the result files to <dir> (raw logs to <dir>/raw) instead of bench/results
+  --smoke              the CI smoke tests' miniature: every server and attacker runs from its sources
+                       through tsx (no build), --peers measures a handful of requests, --abuse runs a
+                       calmer tenant and the WebSocket attacks at a tenth of their size; sizes, durations
+                       and concurrency still come from the flags above
   --compression        instead of the scenarios above: scenario 1 without Accept-Encoding, with gzip
                        and with br, on one gateway process per setting (one-call compression up to
                        512 KB, and the plugin's own 8 KB), in alternating rounds (--rounds, default 3)
@@ -105,6 +110,8 @@ async function main() {
       rounds: { type: 'string' },
       label: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
+      results: { type: 'string' },
+      smoke: { type: 'boolean', default: false },
       abuse: { type: 'boolean', default: false },
       compression: { type: 'boolean', default: false },
       'unlimited-key': { type: 'boolean', default: false },
@@ -129,7 +136,8 @@ async function main() {
     if (!Number.isFinite(x) || x <= 0) throw new Error(`--${name} must be a positive number, got "${s}"`);
     return x;
   };
-  const cmds = defaultCommands();
+  const cmds = defaultCommands(v.smoke);
+  const resultsDir = v.results ? resolve(v.results) : join(PACKAGE_ROOT, 'bench/results');
   const o: BenchOptions = {
     scale: num('scale', v.scale, DEFAULTS.scale),
     backend: v.pglite ? 'pglite' : 'postgres',
@@ -153,7 +161,7 @@ async function main() {
     gateway: v.gateway ? { command: process.execPath, args: [resolve(v.gateway)] } : cmds.gateway,
     baselineServer: cmds.baselineServer,
     cpuProf: v['cpu-prof'],
-    rawDir: join(PACKAGE_ROOT, 'bench/results/raw'),
+    rawDir: join(resultsDir, 'raw'),
     quiet: false,
   };
   if (v.scaleout && v.peers) throw new Error('--scaleout and --peers are separate comparisons: pick one.');
@@ -171,7 +179,7 @@ async function main() {
     });
     process.stdout.write(`\n${distributionMarkdown(r)}\n`);
     if (!v['no-write']) {
-      const files = writeDistribution(r, join(PACKAGE_ROOT, 'bench/results'), v.label);
+      const files = writeDistribution(r, resultsDir, v.label);
       process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
     }
     return;
@@ -195,7 +203,7 @@ async function main() {
     });
     process.stdout.write(`\n${scaleoutMarkdown(r)}\n`);
     if (!v['no-write']) {
-      const files = writeScaleout(r, join(PACKAGE_ROOT, 'bench/results'), v.label);
+      const files = writeScaleout(r, resultsDir, v.label);
       process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
     }
     return;
@@ -209,7 +217,7 @@ async function main() {
     const r = await runCompression({ ...o, levels: COMPRESSION_LEVELS, rounds });
     process.stdout.write(`\n${compressionMarkdown(r)}\n`);
     if (!v['no-write']) {
-      const files = writeCompression(r, join(PACKAGE_ROOT, 'bench/results'), v.label);
+      const files = writeCompression(r, resultsDir, v.label);
       process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
     }
     return;
@@ -247,6 +255,7 @@ async function main() {
     await peersCommand(o, {
       rounds: v.rounds === undefined ? undefined : Math.round(num('rounds', v.rounds, 3)),
       quick: v.quick,
+      smoke: v.smoke,
       requestsPerConnection: v['heavy-requests'] === undefined ? undefined : o.heavyRequestsPerConnection,
       label: v.label,
       write: !v['no-write'],
@@ -264,7 +273,7 @@ async function main() {
   const md = toMarkdown(results);
   process.stdout.write(`\n${md}\n`);
   if (!v['no-write']) {
-    const files = writeResults(results, join(PACKAGE_ROOT, 'bench/results'), v.label);
+    const files = writeResults(results, resultsDir, v.label);
     process.stderr.write(`results: ${files.map((f) => f.replace(`${PACKAGE_ROOT}/`, '')).join(', ')}\n`);
   }
 }

@@ -79,13 +79,22 @@ export const DEFAULTS = {
   quick: { duration: 3, warmup: 1, heavyRequestsPerConnection: 2 },
 };
 
-export const defaultCommands = (root = PACKAGE_ROOT) => ({
-  gateway: { command: process.execPath, args: [join(root, 'dist/src/server.js')] },
-  baselineServer: { command: process.execPath, args: [join(root, 'dist/bench/baseline.js')] },
-  /** From sources, for the smoke test (no build needed). */
-  gatewayTs: { command: process.execPath, args: ['--import', 'tsx', join(root, 'src/server.ts')] },
-  baselineTs: { command: process.execPath, args: ['--import', 'tsx', join(root, 'bench/baseline.ts')] },
-});
+/**
+ * The processes the bench starts: the built ones (dist/), or with `fromSources` (`--smoke`) their
+ * TypeScript sources through tsx, so that the smoke tests need no build.
+ */
+export const defaultCommands = (fromSources = false, root = PACKAGE_ROOT) => {
+  const node = (built: string, source: string): Command => ({
+    command: process.execPath,
+    args: fromSources ? ['--import', 'tsx', join(root, source)] : [join(root, built)],
+  });
+  return {
+    gateway: node('dist/src/server.js', 'src/server.ts'),
+    baselineServer: node('dist/bench/baseline.js', 'bench/baseline.ts'),
+    attacker: node('dist/bench/abuse-attacks.js', 'bench/abuse-attacks.ts'),
+    wsAttacker: node('dist/bench/abuse-ws-attacks.js', 'bench/abuse-ws-attacks.ts'),
+  };
+};
 
 export interface Probe {
   status: number;

@@ -1,52 +1,32 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { distributionMarkdown, runDistribution } from '../bench/distribution.js';
-import { cpuSecondsSince } from '../bench/proc.js';
-import { writeResults } from '../bench/report.js';
-import { type BenchOptions, defaultCommands, runBench } from '../bench/runner.js';
-import { runScaleout } from '../bench/scaleout.js';
-import { writeScaleout } from '../bench/scaleout-report.js';
-import { dropStore } from '../bench/store.js';
+import { dropBenchDatabase, runBenchCli } from './helpers/bench-cli.js';
 import { onCitus } from './helpers/citus.js';
+import { dropCitusDatabase } from './helpers/citus-cluster.js';
 
 /**
- * `npm run bench` in miniature, so the benchmark cannot rot: seeds scale 0.01 on the backend this
- * test run uses, starts the gateway and the raw baseline from sources as their own processes, and
- * drives every scenario briefly. It checks that everything answers, not how fast.
+ * `npm run bench` in miniature, so the benchmark cannot rot: the bench runs as its own process
+ * (from sources, `--smoke`), seeds scale 0.01 on the backend this test run uses, starts the gateway
+ * and the raw baseline, and drives every scenario briefly. It checks that everything answers, not
+ * how fast.
  */
 test('the benchmark seeds, serves every scenario without errors and reports', {
   timeout: 240_000,
 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sdg-bench-smoke-'));
   const url = process.env.DATABASE_URL;
-  const cmds = defaultCommands();
-  const o: BenchOptions = {
-    scale: 0.01,
-    backend: url ? 'postgres' : 'pglite',
-    serverUrl: url ?? '',
-    dbName: `sdg_bench_smoke_${process.pid}`,
-    pgliteDir: join(dir, 'pglite'),
-    reseed: true,
-    connections: [2],
-    duration: 0.5,
-    warmup: 0,
-    heavyRequestsPerConnection: 1,
-    only: [],
-    baseline: true,
-    filters: true,
-    gateway: cmds.gatewayTs,
-    baselineServer: cmds.baselineTs,
-    cpuProf: false,
-    rawDir: join(dir, 'raw'),
-    quiet: true,
-  };
+  const dbName = `sdg_bench_smoke_${process.pid}`;
   try {
-    const r = await runBench(o);
+    const { json: r, md } = await runBenchCli([
+      ...(url ? ['--db', dbName] : ['--pglite', '--pglite-dir', join(dir, 'pglite')]),
+      ...['--scale', '0.01', '--reseed', '--connections', '2', '--duration', '0.5', '--warmup', '0'],
+      ...['--heavy-requests', '1', '--filters'],
+    ]);
     expect(r.dataset.counts.projects).toBe(1000);
     expect(r.dataset.counts.parcels).toBe(3000);
-    const ids = r.scenarios.map((s) => s.id);
+    const ids = r.scenarios.map((s: { id: string }) => s.id);
     expect(ids).toEqual(['1', '2', '3', '4', '5a', '5b', '6', '7', '7@10', '8', 'f1', 'f2', 'f3', 'f4']);
     for (const s of r.scenarios) {
       expect(s.probe.gateway.status, s.id).toBe(200);
@@ -68,13 +48,11 @@ test('the benchmark seeds, serves every scenario without errors and reports', {
       }
     }
     expect(r.targets.length).toBeGreaterThan(5);
-    const files = writeResults(r, join(dir, 'results'));
-    const md = readFileSync(files[0], 'utf8');
     expect(md).toContain('Headline');
     expect(md).toContain('| 7. GraphQL nested');
-    expect(JSON.parse(readFileSync(files[1], 'utf8')).dataset.scale).toBe(0.01);
+    expect(r.dataset.scale).toBe(0.01);
   } finally {
-    if (url) await dropStore({ backend: 'postgres', serverUrl: url, dbName: o.dbName });
+    if (url) await dropBenchDatabase(url, dbName);
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -87,29 +65,28 @@ test.skipIf(!process.env.DATABASE_URL)(
   'the scale-out bench splits the load over 1 and then 2 gateways and accounts for the cores',
   { timeout: 240_000 },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sdg-scaleout-smoke-'));
     const url = process.env.DATABASE_URL!;
     const dbName = `sdg_bench_scaleout_${process.pid}`;
     try {
-      const r = await runScaleout({
-        scale: 0.01,
-        serverUrl: url,
-        dbName,
-        reseed: true,
-        connections: [2],
-        duration: 0.5,
-        warmup: 0,
-        heavyRequestsPerConnection: 1,
-        gateway: defaultCommands().gatewayTs,
-        rawDir: join(dir, 'raw'),
-        quiet: true,
-        processes: [1, 2],
-        scenarios: ['1', '7'],
-      });
-      expect(r.scenarios.map((s) => s.id)).toEqual(['1', '7']);
+      const { json: r, md } = await runBenchCli([
+        ...['--scaleout', '--db', dbName, '--scale', '0.01', '--reseed', '--connections', '2'],
+        ...[
+          '--duration',
+          '0.5',
+          '--warmup',
+          '0',
+          '--heavy-requests',
+          '1',
+          '--processes',
+          '1,2',
+          '--only',
+          '1,7',
+        ],
+      ]);
+      expect(r.scenarios.map((s: { id: string }) => s.id)).toEqual(['1', '7']);
       for (const s of r.scenarios) {
         expect(
-          s.runs.map((x) => x.processes),
+          s.runs.map((x: { processes: number }) => x.processes),
           s.id,
         ).toEqual([1, 2]);
         for (const run of s.runs) {
@@ -124,12 +101,10 @@ test.skipIf(!process.env.DATABASE_URL)(
         expect(s.ratios.length, s.id).toBe(1);
         expect(s.ratios[0].ratio, s.id).toBeGreaterThan(0);
       }
-      const md = readFileSync(writeScaleout(r, join(dir, 'results'))[0], 'utf8');
       expect(md).toContain('### Throughput ratio');
       expect(md).toContain('| 7. GraphQL nested');
     } finally {
-      await dropStore({ backend: 'postgres', serverUrl: url, dbName });
-      rmSync(dir, { recursive: true, force: true });
+      await dropBenchDatabase(url, dbName);
     }
   },
 );
@@ -143,27 +118,28 @@ test.skipIf(!onCitus)(
   'the distribution bench runs the same scenarios on the cluster and on a single PostgreSQL',
   { timeout: 300_000 },
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sdg-distribution-smoke-'));
     const url = process.env.DATABASE_URL!;
     const dbName = `sdg_bench_dist_${process.pid}`;
     try {
-      const r = await runDistribution({
-        scale: 0.01,
-        citusUrl: url,
-        singleUrl: url,
-        dbName,
-        reseed: true,
-        connections: [1],
-        duration: 0.5,
-        warmup: 0,
-        heavyRequestsPerConnection: 1,
-        gateway: defaultCommands().gatewayTs,
-        rawDir: join(dir, 'raw'),
-        quiet: true,
-        scenarios: ['1', '7', '5a'],
-        rounds: 2,
-      });
-      expect(r.rows.map((x) => x.scenario)).toEqual(['1', '5a', '7']);
+      const { json: r, md } = await runBenchCli(
+        [
+          ...['--scaleout', '--citus', '--db', dbName, '--scale', '0.01', '--reseed', '--connections', '1'],
+          ...[
+            '--duration',
+            '0.5',
+            '--warmup',
+            '0',
+            '--heavy-requests',
+            '1',
+            '--only',
+            '1,7,5a',
+            '--rounds',
+            '2',
+          ],
+        ],
+        { CITUS_URL: url, SINGLE_URL: url },
+      );
+      expect(r.rows.map((x: { scenario: string }) => x.scenario)).toEqual(['1', '5a', '7']);
       for (const row of r.rows)
         for (const side of ['single', 'cluster'] as const) {
           expect(row[side], `${row.scenario} ${side}`).toHaveLength(2);
@@ -173,27 +149,17 @@ test.skipIf(!onCitus)(
             expect(x.statements, `${row.scenario} ${side}`).toBeGreaterThan(0);
           }
         }
-      const write = r.rows.find((x) => x.scenario === '5a')!;
-      expect(write.cluster[0].statements!).toBeGreaterThan(write.single[0].statements!);
-      expect(r.rows.some((row) => row.cluster.some((x) => (x.workerCpu ?? 0) > 0))).toBe(true);
-      expect(distributionMarkdown(r)).toContain('| 5a. REST POST /projects/v1 |');
+      const write = r.rows.find((x: { scenario: string }) => x.scenario === '5a');
+      expect(write.cluster[0].statements).toBeGreaterThan(write.single[0].statements);
+      expect(
+        r.rows.some((row: { cluster: { workerCpu?: number }[] }) =>
+          row.cluster.some((x) => (x.workerCpu ?? 0) > 0),
+        ),
+      ).toBe(true);
+      expect(md).toContain('| 5a. REST POST /projects/v1 |');
     } finally {
-      await dropStore({ backend: 'postgres', serverUrl: url, dbName, citus: true });
-      await dropStore({ backend: 'postgres', serverUrl: url, dbName: `${dbName}_single` });
-      rmSync(dir, { recursive: true, force: true });
+      await dropCitusDatabase(url, dbName);
+      await dropBenchDatabase(url, `${dbName}_single`);
     }
   },
 );
-
-test('CPU of a process set over a window: a process that exits meanwhile never makes it negative', () => {
-  // pid 2 exited during the window (other test files close their Postgres connections); pid 3 started.
-  const before = new Map([
-    [1, 5],
-    [2, 3],
-  ]);
-  const after = new Map([
-    [1, 6],
-    [3, 2],
-  ]);
-  expect(cpuSecondsSince(before, after)).toBe(3);
-});

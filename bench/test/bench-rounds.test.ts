@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { type Measured, summarizeRounds } from '../../bench/runner.js';
+import { type Measured, summarizeRounds } from '../runner.js';
 
 /** `npm run bench -- --rounds N`: how one scenario and concurrency is summed up over its rounds. */
 const run = (rps: number, cpu: number, rss: number): Measured => ({

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { compareNested, fromGateway, fromPostgraphile, storedValue } from '../../bench/peers-equal.js';
+import { compareNested, fromGateway, fromPostgraphile, storedValue } from '../peers-equal.js';
 
 /** One tree of records (stored values), answered in each server's shape. */
 interface Rec {

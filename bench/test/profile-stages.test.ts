@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { stageOf } from '../../bench/profile.js';
+import { stageOf } from '../profile.js';
 
 const f = (functionName: string, url = '', lineNumber = -1) => ({ functionName, url, lineNumber });
 const nm = (pkg: string, file = 'index.js') => `file:///app/node_modules/${pkg}/${file}`;

@@ -8,6 +8,11 @@ import {
   type QueryResult,
 } from 'kysely';
 import { expect, test } from 'vitest';
+import type { DB } from '../../src/db/types.js';
+import { findViewerByHash } from '../../src/modules/auth/repository.js';
+import { listOrgUsers, listPortfolios } from '../../src/modules/org/repository.js';
+import { type PageRequest, pagesFor } from '../../src/modules/records/repository.js';
+import { schemasByKeys } from '../../src/modules/schema/repository.js';
 import {
   AUTH_SQL,
   LIST,
@@ -16,12 +21,7 @@ import {
   pagesSql,
   SCHEMA_SQL,
   STAMP_SQL,
-} from '../../bench/baseline-sql.js';
-import type { DB } from '../../src/db/types.js';
-import { findViewerByHash } from '../../src/modules/auth/repository.js';
-import { listOrgUsers, listPortfolios } from '../../src/modules/org/repository.js';
-import { type PageRequest, pagesFor } from '../../src/modules/records/repository.js';
-import { schemasByKeys } from '../../src/modules/schema/repository.js';
+} from '../baseline-sql.js';
 
 /**
  * The raw floor (bench/baseline.ts) is a floor only while it sends the statements the gateway
