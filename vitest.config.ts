@@ -28,7 +28,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'bench/test/**/*.test.ts'],
           exclude: ['test/unit/**', 'test/perf/**', 'test/**/*.isolated.test.ts'],
           // One migrated and one seeded database per run; every file starts from a copy.
           globalSetup: ['test/setup/snapshots.ts'],

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { ServerProcess } from '../bench/proc.js';
+import { ServerProcess } from '../proc.js';
 
 /**
  * A bench server that dies while starting names why in the error itself: the smoke tests delete
