@@ -88,12 +88,16 @@ export async function serverStorage(): Promise<ServerStorage> {
   const demoKeys = snapshot
     ? Object.fromEntries(Object.entries(snapshot.demo.users).map(([name, u]) => [name, u.apiKey]))
     : undefined;
+  // Without a snapshot to copy (Citus), the first start seeds the demo and prints its keys, and
+  // later starts on the same database print none: they keep the first start's.
+  let printed: Record<string, string> = {};
   return {
     env,
     cleanup,
     start: async (extra = {}) => {
       const server = await startServer({ ...env, ...extra });
-      if (demoKeys) server.keys = { ...demoKeys, ...server.keys };
+      printed = { ...printed, ...server.keys };
+      server.keys = { ...demoKeys, ...printed };
       return server;
     },
   };
