@@ -100,8 +100,9 @@ export interface WebSocketOptions {
  * as well as subscriptions. A socket is a second door to the same house, so every operation that
  * arrives on one passes what an HTTP request passes, in the same order (docs/architecture.md):
  *
- * 1. the key's rate-limit budget, the same bucket as its HTTP requests (after a bound on the
- *    operations one socket may have in progress, checked before any wait);
+ * 1. the key's rate-limit budget, the same bucket as its HTTP requests (once it is spent, the
+ *    socket is not read until it refills), then a bound on the operations one socket may have in
+ *    progress;
  * 2. its key, looked up again (a revoked key closes the socket with 4403, a changed role applies);
  * 3. the seam (seam.ts): trusted documents, the query-text limits, parsing and validation;
  * 4. the input limits and the measured cost; a query or mutation then runs through the seam's
@@ -148,10 +149,10 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
   });
 
   /** The key's access now; a revoked key closes the socket. */
-  const lookUp = async (s: Socket, ws: WebSocket): Promise<Viewer | null> => {
+  const lookUp = async (s: Socket): Promise<Viewer | null> => {
     const viewer = await findViewerByHash(database.db, s.keyHash);
     if (!viewer) {
-      closeSocket(ws, CLOSE.KEY_REVOKED, 'The API key was revoked');
+      closeSocket(s.ws, CLOSE.KEY_REVOKED, 'The API key was revoked');
       return null;
     }
     s.viewer = viewer;
@@ -209,7 +210,7 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
         s.pending++;
         let handedOn = false;
         try {
-          const viewer = await lookUp(s, ctx.extra.socket);
+          const viewer = await lookUp(s);
           if (!viewer)
             throw new AppError(
               'UNAUTHENTICATED',
