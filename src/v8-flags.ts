@@ -18,8 +18,8 @@ import { setFlagsFromString } from 'node:v8';
  * multiple of what survived before it collects again, up to 4× on a machine with a large heap
  * limit, chosen by how fast collection is. The gateway's live heap is small and collects fast, so
  * V8 took the largest multiple, and the garbage that concurrent requests promote piled up to it,
- * close to the memory bound on large pages. 3× leaves a margin under it at no cost in CPU that the
- * bench could resolve; 2× costs CPU (docs/decisions.md#the-old-generation-grows-3-not-4).
+ * close to the memory bound on large pages. 200% (3×) leaves a margin under that bound; a lower
+ * setting trades it for CPU (why this one: docs/decisions.md#the-old-generation-grows-3-not-4).
  *
  * An option given on `node`'s command line is left as given (Node refuses both in NODE_OPTIONS).
  * test/perf/v8-flags.test.ts checks that both settings take effect, and yield to the operator's.

@@ -445,6 +445,8 @@ describe('a client that does not read', () => {
         await sleep(1);
       }
       expect(ws.readyState).not.toBe(WebSocket.OPEN);
+      // The client never takes the close frame either: the socket is ended, and its buffer freed.
+      await until(() => ws.readyState === WebSocket.CLOSED, 3_000);
       expect(highest).toBeLessThanOrEqual(max);
       expect(sent).toBeLessThan(2_000);
       // Every send's callback is called, refused or not: graphql-ws waits for it.

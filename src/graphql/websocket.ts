@@ -23,6 +23,7 @@ import {
   LARGE_GRAPHQL_COST,
   operationAdmitter,
 } from '../http/admission.js';
+import { KEY_SHAPE } from '../http/auth.js';
 import { hashApiKey } from '../modules/auth/keys.js';
 import { findViewerByHash } from '../modules/auth/repository.js';
 import type { Viewer } from '../modules/auth/viewer.js';
@@ -37,8 +38,6 @@ import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { enforceLimits, type GraphQLLimits } from './limits.js';
 import type { Seam } from './seam.js';
 import type { SocketLimits } from './socket-limits.js';
-
-const KEY_SHAPE = /^[A-Za-z0-9_-]{16,200}$/;
 
 /** The API key from connection_init's payload: `apiKey`, or an `X-API-Key` as GraphiQL sends headers. */
 function keyOf(params: Record<string, unknown> | undefined): string | undefined {
@@ -383,7 +382,11 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
   // up once per round, whatever the number of its sockets.
   const recheck = setInterval(async () => {
     const byKey = new Map<string, Socket[]>();
-    for (const s of sockets) byKey.set(s.keyHash, [...(byKey.get(s.keyHash) ?? []), s]);
+    for (const s of sockets) {
+      const group = byKey.get(s.keyHash);
+      if (group) group.push(s);
+      else byKey.set(s.keyHash, [s]);
+    }
     for (const [hash, group] of byKey) {
       const viewer = await findViewerByHash(database.db, hash).catch(() => undefined);
       if (viewer === undefined) continue; // the database did not answer: try again next round

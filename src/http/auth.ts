@@ -34,7 +34,8 @@ export function presentedKeyHash(req: FastifyRequest): string | undefined {
   return req.keyHash || undefined;
 }
 
-const KEY_SHAPE = /^[A-Za-z0-9_-]{16,200}$/;
+/** What an API key can look like: anything else is refused without a lookup. */
+export const KEY_SHAPE = /^[A-Za-z0-9_-]{16,200}$/;
 
 /**
  * Authenticates API requests by their `X-API-Key` header and builds the shared request context.

@@ -7,7 +7,7 @@ import { isLingering } from './lingering-close.js';
 
 /**
  * Node's HTTP parser refuses some requests before Fastify sees them: a request line and headers over
- * 16 KB (an oversized startKey in the URL), a request not received within REQUEST_TIMEOUT_MS, or bytes
+ * Node's header limit (an oversized startKey in the URL), a request not received within REQUEST_TIMEOUT_MS, or bytes
  * that are not HTTP. Fastify's default answer has its own body; this one is the documented
  * `{ error: { code, message } }`, with a code from the closed set.
  */
