@@ -13,15 +13,9 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDatabase } from '../src/db/database.js';
-import { createApiKey } from '../src/modules/auth/repository.js';
-import {
-  addMember,
-  createOrg,
-  createPortfolio,
-  createUser,
-  findUser,
-} from '../src/modules/org/repository.js';
-import { installDefaultProperties } from '../src/modules/schema/service.js';
+import { createApiKey } from '../src/modules/auth/index.js';
+import { addMember, createOrg, createPortfolio, createUser, findUser } from '../src/modules/org/index.js';
+import { installDefaultProperties } from '../src/modules/schema/index.js';
 import { WS_ATTACKS, type WsAttack, type WsAttackContext } from './abuse-ws-attacks.js';
 import { percentile } from './load.js';
 import type { Command } from './runner.js';

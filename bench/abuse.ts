@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase } from '../src/db/database.js';
-import { createApiKey } from '../src/modules/auth/repository.js';
+import { createApiKey } from '../src/modules/auth/index.js';
 import { TcpProxy } from '../test/helpers/tcp-proxy.js';
 import { FLOODS, type Flood } from './abuse-attacks.js';
 import {

@@ -214,8 +214,8 @@ async function gql(url: string, key: string, query: string, variables: Record<st
 /** More API keys of the bench owner: each key may hold 100 subscriptions. */
 async function extraKeys(prepared: PreparedDataset, n: number): Promise<string[]> {
   const { createDatabase } = await import('../src/db/database.js');
-  const { createApiKey } = await import('../src/modules/auth/repository.js');
-  const { findViewerByKey } = await import('../src/modules/auth/repository.js');
+  const { createApiKey } = await import('../src/modules/auth/index.js');
+  const { findViewerByKey } = await import('../src/modules/auth/index.js');
   const env = prepared.serverEnv;
   const database = await createDatabase({ url: env.DATABASE_URL, dataDir: env.SDG_DATA_DIR });
   try {

@@ -9,8 +9,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../src/db/types.js';
-import { sortIndexSql } from '../src/modules/records/order.js';
-import { schemasByKeys } from '../src/modules/schema/repository.js';
+import { sortIndexSql } from '../src/modules/records/index.js';
+import { schemasByKeys } from '../src/modules/schema/index.js';
 import type { RequestSpec, Scenario, ScenarioContext } from './scenarios.js';
 
 export interface FilterScenarioContext extends ScenarioContext {

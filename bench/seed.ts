@@ -1,10 +1,8 @@
 import { sql } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { createApiKey } from '../src/modules/auth/repository.js';
-import { areaWeightedCentroid } from '../src/modules/links/geo.js';
-import { addMember, createOrg, createPortfolio, createUser } from '../src/modules/org/repository.js';
-import { bulkInsertRecords } from '../src/modules/records/repository.js';
-import type { StoredValue } from '../src/modules/records/types.js';
+import { createApiKey } from '../src/modules/auth/index.js';
+import { addMember, createOrg, createPortfolio, createUser } from '../src/modules/org/index.js';
+import { areaWeightedCentroid, bulkInsertRecords, type StoredValue } from '../src/modules/records/index.js';
 import { names, parcelPolygon, type Rng, rng } from '../src/seed/random.js';
 import { installDemoSchema } from '../src/seed/schema.js';
 import { Progress } from './progress.js';

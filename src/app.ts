@@ -33,7 +33,7 @@ import {
   trustedProxies,
 } from './http/rate-limit.js';
 import { withLazyChildren } from './logger.js';
-import { ChangeHub, DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/hub.js';
+import { ChangeHub, DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/index.js';
 import { installObservability } from './observability/http.js';
 import { Metrics } from './observability/metrics.js';
 import { OPENAPI_PUBLIC_PATHS, registerOpenApi } from './openapi/routes.js';

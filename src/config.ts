@@ -3,8 +3,8 @@ import { DEFAULT_ADMISSION, DEFAULT_LARGE_ADMISSION } from './http/admission.js'
 import { type CompressionConfig, DEFAULT_COMPRESSION } from './http/compression.js';
 import { type CorsOrigins, parseCorsOrigins } from './http/cors.js';
 import { DEFAULT_ADDRESS_LIMIT } from './http/rate-limit.js';
-import { DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/hub.js';
-import { DEFAULT_WEBHOOKS, type WebhookSettings } from './modules/webhooks/dispatcher.js';
+import { DEFAULT_HUB_LIMITS, type HubLimits } from './modules/changes/index.js';
+import { DEFAULT_WEBHOOKS, type WebhookSettings } from './modules/webhooks/index.js';
 
 /** Runtime configuration, from the environment. Every knob has a safe default. */
 export interface Config {

@@ -1,15 +1,18 @@
 import type { Kysely } from 'kysely';
-import { requestTraceOf } from './db/database.js';
 import type { DB } from './db/types.js';
 import type { AdmissionTier } from './http/admission.js';
-import type { Viewer } from './modules/auth/viewer.js';
-import type { ChangeHub, Connection } from './modules/changes/hub.js';
-import { createOrgLoaders } from './modules/org/loaders.js';
-import { createRecordLoaders } from './modules/records/loaders.js';
-import { createSchemaLoaders } from './modules/schema/loaders.js';
+import type { Viewer } from './modules/auth/index.js';
+import type { ChangeHub, Connection } from './modules/changes/index.js';
 import type { RequestObservation } from './observability/http.js';
-import { withRequestTrace } from './observability/tracing.js';
 import type { CursorCodec } from './pagination/cursor.js';
+
+/**
+ * The request's DataLoaders, by name. Each module adds its own to this interface from its
+ * loaders.ts (declaration merging), so this file, which every module reads, imports none of them:
+ * src/request-context.ts builds them.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, see above.
+export interface Loaders {}
 
 /** What every resolver gets; built once per request, for GraphQL and REST alike. */
 export interface Context {
@@ -18,7 +21,9 @@ export interface Context {
   viewer: Viewer;
   cursors: CursorCodec;
   requestId: string;
-  loaders: ReturnType<typeof createLoaders>;
+  loaders: Loaders;
+  /** New loaders over `db` for this request's viewer; `primary` fills the process caches. */
+  newLoaders(db: Kysely<DB>, primary?: Kysely<DB>): Loaders;
   /** The read pool (DATABASE_READ_URL), when there is one. */
   readDb?: Kysely<DB>;
   /** Request-scoped memo, by organization, of what many resolvers share (records/values.ts orgMemo). */
@@ -36,44 +41,6 @@ export interface Context {
   admit?: (tier: AdmissionTier) => Promise<void>;
 }
 
-/** `primary` fills the process caches (never a lagging replica); `db` serves everything else. */
-export function createLoaders(db: Kysely<DB>, viewer: Viewer, primary: Kysely<DB> = db) {
-  // With tracing on, each batch span hangs under the request's current span (found by the handle).
-  return withRequestTrace(requestTraceOf(db), () => ({
-    ...createOrgLoaders(db, viewer.orgVersions, primary),
-    ...createSchemaLoaders(db, viewer.orgVersions, primary),
-    ...createRecordLoaders(db, viewer.orgIds),
-  }));
-}
-
-export function createContext(
-  db: Kysely<DB>,
-  viewer: Viewer,
-  cursors: CursorCodec,
-  requestId: string,
-  readDb?: Kysely<DB>,
-): Context {
-  return { db, viewer, cursors, requestId, readDb, loaders: createLoaders(db, viewer) };
-}
-
-/**
- * The context an admitted operation runs with: the same request, but new loaders and memo, made
- * after its wait for a slot.
- *
- * Why: a request that waited long enough has its context, loaders and the frames of the functions
- * that wait in V8's old generation by the time it runs. Everything it then reads (pages, rows, the
- * answer) is young, and an old object that points at it keeps it alive through every young
- * collection, even once the request is over and that object is dead, until the next full
- * collection: it is copied, then promoted. With a new context, and the answer handed back as
- * written JSON (RunOptions.writesJson), nothing old points at what the operation read, and it dies
- * young. The caller must pass this straight on, not keep it in a variable of its own, and the
- * request drops its context once answered (http/auth.ts;
- * docs/decisions.md#an-admitted-operation-runs-with-a-new-context).
- */
-export function admittedContext(ctx: Context): Context {
-  return { ...ctx, loaders: createLoaders(ctx.db, ctx.viewer), memo: undefined };
-}
-
 /**
  * Sends a request that only reads to the read pool. Called once the operation is known to be a
  * query (REST GET, GraphQL query) and before anything has loaded; writes never call it, so every
@@ -83,7 +50,7 @@ export function routeToReadPool(ctx: Context): void {
   if (!ctx.readDb || ctx.db === ctx.readDb) return;
   const primary = ctx.db;
   ctx.db = ctx.readDb;
-  ctx.loaders = createLoaders(ctx.readDb, ctx.viewer, primary);
+  ctx.loaders = ctx.newLoaders(ctx.readDb, primary);
 }
 
 /**
@@ -91,6 +58,6 @@ export function routeToReadPool(ctx: Context): void {
  * so the next event's resolvers read the records as they are now, not as the first event saw them.
  */
 export function forgetReads(ctx: Context): void {
-  ctx.loaders = createLoaders(ctx.db, ctx.viewer);
+  ctx.loaders = ctx.newLoaders(ctx.db);
   ctx.memo = undefined;
 }

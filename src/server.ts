@@ -9,11 +9,11 @@ import { limitsFromEnv } from './graphql/limits.js';
 import { loadTrustedDocuments } from './graphql/trusted-documents.js';
 import { createRateLimitStore } from './http/rate-limit-store.js';
 import { loggerOptions } from './logger.js';
-import { startRetention } from './modules/changes/retention.js';
-import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
+import { WebhookDispatcher } from './modules/webhooks/index.js';
 import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startTracingFromEnv } from './observability/otel.js';
+import { startRetention } from './retention.js';
 import { seedDemo } from './seed/demo.js';
 
 /** Starts the gateway: database, migrations, demo data on an empty database, then listen. */

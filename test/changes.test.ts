@@ -230,7 +230,7 @@ describe('the change log and history', () => {
       name: 'Zoning',
       type: 'text',
     });
-    const { importParcels } = await import('../src/modules/records/import.js');
+    const { importParcels } = await import('../src/modules/imports/index.js');
     const square = [
       [
         [-100, 40],

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { importParcels } from '../src/modules/records/import.js';
+import { importParcels } from '../src/modules/imports/index.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
 import { features, square, TRIANGLE } from './helpers/geo.js';
 import { linkedIds, stored } from './records-helpers.js';

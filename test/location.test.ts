@@ -2,12 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../src/cli/main.js';
-import { importParcels } from '../src/modules/records/import.js';
+import { importParcels } from '../src/modules/imports/index.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
 
 /**
  * `Project.location`: the area-weighted centroid of the linked parcels' polygons, checked against
- * polygons whose centroid is worked out by hand. Planar in degrees (see src/modules/links/geo.ts).
+ * polygons whose centroid is worked out by hand. Planar in degrees (see src/modules/records/geo.ts).
  */
 
 const LON = -101.9;

@@ -9,10 +9,10 @@ import {
 } from 'kysely';
 import { expect, test } from 'vitest';
 import type { DB } from '../../src/db/types.js';
-import { findViewerByHash } from '../../src/modules/auth/repository.js';
-import { listOrgUsers, listPortfolios } from '../../src/modules/org/repository.js';
-import { type PageRequest, pagesFor } from '../../src/modules/records/repository.js';
-import { schemasByKeys } from '../../src/modules/schema/repository.js';
+import { findViewerByHash } from '../../src/modules/auth/index.js';
+import { listOrgUsers, listPortfolios } from '../../src/modules/org/index.js';
+import { type PageRequest, pagesFor } from '../../src/modules/records/index.js';
+import { schemasByKeys } from '../../src/modules/schema/index.js';
 import {
   AUTH_SQL,
   LIST,

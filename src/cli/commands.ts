@@ -3,16 +3,14 @@ import { loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { OrgRole, RecordKind } from '../db/types.js';
-import { createApiKey, revokeApiKey } from '../modules/auth/repository.js';
-import * as orgs from '../modules/org/repository.js';
-import { type PropertyTypeName, propertyType } from '../modules/properties/registry.js';
-import { importParcels } from '../modules/records/import.js';
-import { sortIndexSql } from '../modules/records/order.js';
-import { schemasByKeys } from '../modules/schema/repository.js';
-import { defineProperty, installDefaultProperties } from '../modules/schema/service.js';
-import * as webhooks from '../modules/webhooks/repository.js';
-import { validateEndpoint } from '../modules/webhooks/service.js';
-import { newSecret } from '../modules/webhooks/signing.js';
+import { createApiKey, revokeApiKey } from '../modules/auth/index.js';
+import { importParcels } from '../modules/imports/index.js';
+import * as orgs from '../modules/org/index.js';
+import { type PropertyTypeName, propertyType } from '../modules/properties/index.js';
+import { sortIndexSql } from '../modules/records/index.js';
+import { defineProperty, installDefaultProperties, schemasByKeys } from '../modules/schema/index.js';
+import * as webhooks from '../modules/webhooks/index.js';
+import { newSecret, validateEndpoint } from '../modules/webhooks/index.js';
 import { hasDemoData, seedDemo } from '../seed/demo.js';
 
 export interface Io {

@@ -3,8 +3,8 @@ import { loadConfig } from '../config.js';
 import { createDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { AppError } from '../errors.js';
-import { PROPERTY_TYPE_NAMES } from '../modules/properties/registry.js';
-import { WEBHOOK_EVENTS } from '../modules/webhooks/types.js';
+import { PROPERTY_TYPE_NAMES } from '../modules/properties/index.js';
+import { WEBHOOK_EVENTS } from '../modules/webhooks/index.js';
 import { COMMANDS, type Io, type Options, UsageError } from './commands.js';
 
 export type { Io };

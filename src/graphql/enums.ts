@@ -1,7 +1,7 @@
 import type { RecordKind } from '../db/types.js';
-import type { AccessRole } from '../modules/auth/viewer.js';
-import type { ChangeOp, ChangeSourceName } from '../modules/changes/types.js';
-import { PROPERTY_TYPE_NAMES, type PropertyTypeName } from '../modules/properties/registry.js';
+import type { AccessRole } from '../modules/auth/index.js';
+import type { ChangeOp, ChangeSourceName } from '../modules/changes/index.js';
+import { PROPERTY_TYPE_NAMES, type PropertyTypeName } from '../modules/properties/index.js';
 
 /**
  * The values behind the GraphQL enums that name domain values. Resolvers read and return the

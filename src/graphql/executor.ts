@@ -9,7 +9,7 @@ import {
   parse,
   validate,
 } from 'graphql';
-import { admittedContext, type Context, routeToReadPool } from '../context.js';
+import { type Context, routeToReadPool } from '../context.js';
 import { AppError, toAppError } from '../errors.js';
 import type { AdmissionTier } from '../http/admission.js';
 import { jsonBytes, WrittenJson } from '../http/json-bytes.js';
@@ -63,6 +63,24 @@ export interface ExecutorOptions extends JitOptions {
  */
 const NO_WRITE_ENGINE =
   'graphql-jit and graphql-js are both off (GRAPHQL_JIT=0, GRAPHQL_JS=0): no engine is left to run mutations (the plan answers reads only); turn one of them back on';
+
+/**
+ * The context an admitted operation runs with: the same request, but new loaders and memo, made
+ * after its wait for a slot.
+ *
+ * Why: a request that waited long enough has its context, loaders and the frames of the functions
+ * that wait in V8's old generation by the time it runs. Everything it then reads (pages, rows, the
+ * answer) is young, and an old object that points at it keeps it alive through every young
+ * collection, even once the request is over and that object is dead, until the next full
+ * collection: it is copied, then promoted. With a new context, and the answer handed back as
+ * written JSON (RunOptions.writesJson), nothing old points at what the operation read, and it dies
+ * young. The caller must pass this straight on, not keep it in a variable of its own, and the
+ * request drops its context once answered (http/auth.ts;
+ * docs/decisions.md#an-admitted-operation-runs-with-a-new-context).
+ */
+function admittedContext(ctx: Context): Context {
+  return { ...ctx, loaders: ctx.newLoaders(ctx.db), memo: undefined };
+}
 
 /**
  * The one way every operation runs, for REST and /graphql alike: the abuse limits, admission of

@@ -1,7 +1,7 @@
 import type { Resolvers } from '../generated/graphql.js';
 import { typeOfId } from '../ids.js';
-import { findOrganization, portfolioById, userById } from '../modules/org/service.js';
-import { findRecord } from '../modules/records/service.js';
+import { findOrganization, portfolioById, userById } from '../modules/org/index.js';
+import { findRecord } from '../modules/records/index.js';
 
 /** `node(id)`: the id's prefix names its type; out-of-reach objects resolve to null like absent ones. */
 export const nodeResolvers: Resolvers = {

@@ -1,6 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { isoString } from '../db/timestamps.js';
-import { isRealDate } from '../modules/properties/date.js';
+import { isRealDate } from '../modules/properties/index.js';
 
 function literalToJson(node: ValueNode, variables?: Record<string, unknown> | null): unknown {
   switch (node.kind) {

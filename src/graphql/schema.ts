@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
-import { changeResolvers } from '../modules/changes/resolvers.js';
+import { feedResolvers } from '../modules/feed/resolvers.js';
 import { linkResolvers } from '../modules/links/resolvers.js';
 import { orgResolvers } from '../modules/org/resolvers.js';
 import { recordResolvers } from '../modules/records/resolvers.js';
@@ -15,7 +15,10 @@ import { DateScalar, DateTimeScalar, JSONScalar } from './scalars.js';
 
 export const typeDefs = readFileSync(join(PACKAGE_ROOT, 'schema.graphql'), 'utf8');
 
-/** The executable schema: SDL from schema.graphql, resolvers from each module. */
+/**
+ * The executable schema: SDL from schema.graphql, resolvers from each module. A module's
+ * resolvers.ts is read only here; everything else goes through the module's index.ts.
+ */
 export function buildSchema(): GraphQLSchema {
   return makeExecutableSchema({
     typeDefs,
@@ -27,7 +30,7 @@ export function buildSchema(): GraphQLSchema {
       schemaResolvers,
       recordResolvers,
       linkResolvers,
-      changeResolvers,
+      feedResolvers,
       webhookResolvers,
       nodeResolvers,
     ],

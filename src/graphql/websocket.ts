@@ -11,7 +11,7 @@ import {
 import { useServer as graphqlWsServer } from 'graphql-ws/use/ws';
 import type { Kysely } from 'kysely';
 import WebSocket, { WebSocketServer } from 'ws';
-import { type Context, createContext } from '../context.js';
+import type { Context } from '../context.js';
 import type { Database } from '../db/database.js';
 import { forRequest, type StatementCounter } from '../db/database.js';
 import type { DB } from '../db/types.js';
@@ -24,15 +24,14 @@ import {
   operationAdmitter,
 } from '../http/admission.js';
 import { KEY_SHAPE } from '../http/auth.js';
-import { hashApiKey } from '../modules/auth/keys.js';
-import { findViewerByHash } from '../modules/auth/repository.js';
-import type { Viewer } from '../modules/auth/viewer.js';
-import { type ChangeHub, CLOSE, type Connection } from '../modules/changes/hub.js';
+import { findViewerByHash, hashApiKey, type Viewer } from '../modules/auth/index.js';
+import { type ChangeHub, CLOSE, type Connection } from '../modules/changes/index.js';
 import { LIMIT_CODES, type RequestObservation } from '../observability/http.js';
 import type { Metrics } from '../observability/metrics.js';
 import { NO_OPERATION } from '../observability/names.js';
 import { refusalSampler } from '../observability/sampling.js';
 import type { CursorCodec } from '../pagination/cursor.js';
+import { createContext } from '../request-context.js';
 import { appErrorOf, formatGraphQLError, rejection } from './errors.js';
 import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { enforceLimits, type GraphQLLimits } from './limits.js';

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { type Context, createContext } from '../context.js';
+import type { Context } from '../context.js';
 import type { DB } from '../db/types.js';
 import { AppError } from '../errors.js';
-import { hashApiKey } from '../modules/auth/keys.js';
-import { findViewerByHash } from '../modules/auth/repository.js';
+import { findViewerByHash, hashApiKey } from '../modules/auth/index.js';
 import type { CursorCodec } from '../pagination/cursor.js';
+import { createContext } from '../request-context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -76,7 +76,7 @@ export function installAuth(
     req.ctx.obs = req.obs;
   });
   // Once answered, the request (kept until a full collection if it is old) lets go of its context,
-  // and with it what the context read: see admittedContext. Registered after the hooks that read it.
+  // and with it what the context read: see admittedContext in graphql/executor.ts. Registered after the hooks that read it.
   app.addHook('onResponse', (req, _reply, done) => {
     (req as { ctx: Context | null }).ctx = null;
     done();

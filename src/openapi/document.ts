@@ -3,10 +3,13 @@ import { join } from 'node:path';
 import type { RecordKind } from '../db/types.js';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { ID_PREFIX } from '../ids.js';
-import { strictObject } from '../modules/properties/property-type.js';
-import { PROPERTY_TYPE_NAMES, PROPERTY_TYPES, VALUE_SHAPES } from '../modules/properties/registry.js';
-import { RECORD_TYPENAME } from '../modules/records/types.js';
-import { MAX_PROPERTIES_PER_WRITE } from '../modules/records/validate.js';
+import {
+  PROPERTY_TYPE_NAMES,
+  PROPERTY_TYPES,
+  strictObject,
+  VALUE_SHAPES,
+} from '../modules/properties/index.js';
+import { MAX_PROPERTIES_PER_WRITE, RECORD_TYPENAME } from '../modules/records/index.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination/connection.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { operationId } from '../rest/names.js';

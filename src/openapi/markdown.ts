@@ -1,4 +1,4 @@
-import { PROPERTY_TYPES } from '../modules/properties/registry.js';
+import { PROPERTY_TYPES } from '../modules/properties/index.js';
 import { buildOpenApiDocument } from './document.js';
 
 /**

@@ -1,10 +1,8 @@
 import { AppError, notFound } from '../errors.js';
 import type * as Q from '../generated/rest.js';
 import { fromEnum, toEnum } from '../graphql/enums.js';
-import { propertyType } from '../modules/properties/registry.js';
-import { RECORD_TYPENAME } from '../modules/records/types.js';
-import { detailOf } from '../modules/records/user-errors.js';
-import { validationFailed } from '../modules/records/validate.js';
+import { propertyType } from '../modules/properties/index.js';
+import { detailOf, RECORD_TYPENAME, validationFailed } from '../modules/records/index.js';
 import type { ParamChecker } from './params.js';
 
 /**

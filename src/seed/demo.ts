@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB, OrgRole } from '../db/types.js';
-import { createApiKey } from '../modules/auth/repository.js';
-import { bulkLink, recomputeProjectLocation } from '../modules/links/repository.js';
-import { addMember, createOrg, createPortfolio, createUser, grantGuest } from '../modules/org/repository.js';
-import { bulkInsertRecords } from '../modules/records/repository.js';
-import type { StoredValue } from '../modules/records/types.js';
+import { createApiKey } from '../modules/auth/index.js';
+import { bulkLink, recomputeProjectLocation } from '../modules/links/index.js';
+import { addMember, createOrg, createPortfolio, createUser, grantGuest } from '../modules/org/index.js';
+import { bulkInsertRecords, type StoredValue } from '../modules/records/index.js';
 import { names, parcelPolygon, type Rng, rng } from './random.js';
 import { installDemoSchema } from './schema.js';
 

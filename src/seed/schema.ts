@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB, RecordKind } from '../db/types.js';
-import type { NewProperty } from '../modules/schema/repository.js';
-import { defineProperty, installDefaultProperties } from '../modules/schema/service.js';
+import { defineProperty, installDefaultProperties, type NewProperty } from '../modules/schema/index.js';
 
 const opt = (id: string, name: string, color: string) => ({ id, name, color });
 

@@ -8,7 +8,7 @@ import { backend, createScratchDatabase, seededSnapshot } from '../helpers/datab
  * async admission hook's `ctx.admit` closure (src/http/admission.ts), pg's promise form with its
  * query_timeout (src/db/database.ts), for /graphql Apollo's gateway hook
  * (src/graphql/apollo-executor.ts), and the old context of a request that waited for its admission
- * slot (src/context.ts, admittedContext). Each kept every request's rows, records and answer alive
+ * slot (src/graphql/executor.ts, admittedContext). Each kept every request's rows, records and answer alive
  * through the young collections that followed, so V8 copied them and then promoted them to the old
  * generation: on the bench's REST page about 30% of the gateway's Node CPU, half its gap to the floor.
  *
@@ -66,7 +66,7 @@ test.skipIf(!snapshot)(
       // Eight nested queries (330 KB answers) that waited for the large slot long enough for their
       // contexts to be promoted, then ran. Their contexts pointed at all they read, so 2.1 MB stayed
       // young on Postgres and 200–220 KB on PGlite; with a new context once admitted and the answer
-      // handed back written (context.ts, admittedContext), less than one query run alone leaves.
+      // handed back written (graphql/executor.ts, admittedContext), less than one query run alone leaves.
       expect(kept.nestedBytes).toBeGreaterThan(100_000);
       expect(kept.nested.waitedEight, JSON.stringify(kept)).toBeLessThan(kept.nestedBytes / 4);
     } finally {

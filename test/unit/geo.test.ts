@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { areaWeightedCentroid, geometryProblem } from '../../src/modules/links/geo.js';
+import { areaWeightedCentroid, geometryProblem } from '../../src/modules/records/geo.js';
 import { polygon, square } from '../helpers/geo.js';
 
 describe('parcel geometry', () => {

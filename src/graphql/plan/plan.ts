@@ -15,8 +15,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { RecordKind } from '../../db/types.js';
-import { LIST_FIELDS, type ListName } from '../../modules/records/lists.js';
-import { RECORD_TYPENAME } from '../../modules/records/types.js';
+import { LIST_FIELDS, type ListName, RECORD_TYPENAME } from '../../modules/records/index.js';
 import { UNWRITABLE_KEYS } from './literal.js';
 
 /**

@@ -1,11 +1,15 @@
 import { getArgumentValues } from 'graphql';
 import type { Context } from '../../context.js';
-import { findOrganization, readablePortfolio } from '../../modules/org/service.js';
-import type { UserModel } from '../../modules/org/types.js';
-import { namesUsers } from '../../modules/properties/registry.js';
-import { listPages } from '../../modules/records/pages.js';
-import type { ConnectionModel, RecordModel } from '../../modules/records/types.js';
-import { restPropertiesIn, schemaOf, userMap } from '../../modules/records/values.js';
+import { findOrganization, readablePortfolio, type UserModel } from '../../modules/org/index.js';
+import { namesUsers } from '../../modules/properties/index.js';
+import {
+  type ConnectionModel,
+  listPages,
+  type RecordModel,
+  restPropertiesIn,
+  schemaOf,
+  userMap,
+} from '../../modules/records/index.js';
 import { type Builder, literal, oncePer, type Part } from './literal.js';
 import type { ArgField, ConnPlan, NodePlan, PageInfoField, RootPlan } from './plan.js';
 import { leaf, leafWriter, NotPlanned, valueWriters, writeValues } from './values.js';

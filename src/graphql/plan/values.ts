@@ -1,9 +1,8 @@
 import { type GraphQLLeafType, isSpecifiedScalarType } from 'graphql';
-import type { UserModel } from '../../modules/org/types.js';
-import type { ValueShape } from '../../modules/properties/property-type.js';
-import { propertyType } from '../../modules/properties/registry.js';
-import type { RecordModel } from '../../modules/records/types.js';
-import type { PropertyDefModel, PropertySchemaModel } from '../../modules/schema/types.js';
+import type { UserModel } from '../../modules/org/index.js';
+import { propertyType, type ValueShape } from '../../modules/properties/index.js';
+import type { RecordModel } from '../../modules/records/index.js';
+import type { PropertyDefModel, PropertySchemaModel } from '../../modules/schema/index.js';
 import { type Builder, literal, type Part } from './literal.js';
 import type { LeafPick, ValueField } from './plan.js';
 

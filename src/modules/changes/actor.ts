@@ -1,9 +1,9 @@
-import type { Context } from '../../context.js';
+import type { Viewer } from '../auth/index.js';
 import type { Actor } from './types.js';
 
 /** Who the request acts as, for the change log. */
-export const actorOf = (ctx: Context): Actor => ({
-  userId: ctx.viewer.userId,
-  keyId: ctx.viewer.keyId,
+export const actorOf = ({ viewer }: { viewer: Viewer }): Actor => ({
+  userId: viewer.userId,
+  keyId: viewer.keyId,
   source: 'api',
 });

@@ -2,9 +2,15 @@ import { type Kysely, sql } from 'kysely';
 import { writesOnCitus } from '../../db/citus.js';
 import type { DB } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
-import { actorValues, insertEntries, lockRecords, logColumns, recordLocks } from '../changes/repository.js';
-import type { Actor } from '../changes/types.js';
-import { areaWeightedCentroid } from './geo.js';
+import {
+  type Actor,
+  actorValues,
+  insertEntries,
+  lockRecords,
+  logColumns,
+  recordLocks,
+} from '../changes/index.js';
+import { areaWeightedCentroid } from '../records/index.js';
 
 export type ContactLinkTable = 'project_contacts' | 'parcel_contacts';
 const PARENT_COL = { project_contacts: 'project_id', parcel_contacts: 'parcel_id' } as const;

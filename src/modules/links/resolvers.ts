@@ -1,8 +1,6 @@
 import type { Context } from '../../context.js';
 import type { MutationResolvers, Resolvers } from '../../generated/graphql.js';
-import { LIST_FIELDS, type ListName } from '../records/lists.js';
-import { listPage } from '../records/pages.js';
-import type { RecordModel } from '../records/types.js';
+import { LIST_FIELDS, type ListName, listPage, type RecordModel } from '../records/index.js';
 import { setContactLink } from './service.js';
 
 const links = (list: ListName) => (r: RecordModel, args: object, ctx: Context) =>

@@ -1,10 +1,8 @@
 import type { Context } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
-import { actorOf } from '../changes/actor.js';
-import { ringChanges } from '../changes/bell.js';
-import { assertCanWrite, findRecord, requireRecord, type Scope } from '../records/service.js';
-import type { RecordModel } from '../records/types.js';
+import { actorOf, ringChanges } from '../changes/index.js';
+import { assertCanWrite, findRecord, type RecordModel, requireRecord, type Scope } from '../records/index.js';
 import * as repo from './repository.js';
 
 export interface ContactLinkInput extends Scope {

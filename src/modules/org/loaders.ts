@@ -79,3 +79,8 @@ export function createOrgLoaders(
     ),
   };
 }
+
+declare module '../../context.js' {
+  /** This module's loaders, on every request's context (src/request-context.ts builds them). */
+  interface Loaders extends ReturnType<typeof createOrgLoaders> {}
+}

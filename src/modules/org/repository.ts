@@ -3,7 +3,7 @@ import { bumpOrgVersion } from '../../db/org-cache.js';
 import { CROSS_TENANT } from '../../db/tenant-guard.js';
 import type { DB, OrgRole } from '../../db/types.js';
 import { newId } from '../../ids.js';
-import type { AccessRole } from '../auth/viewer.js';
+import type { AccessRole } from '../auth/index.js';
 import type { OrgModel, PortfolioModel, UserModel } from './types.js';
 
 const toOrg = (r: { id: string; name: string; created_at: Date }): OrgModel => ({

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import type { Viewer } from '../auth/viewer.js';
+import type { Viewer } from '../auth/index.js';
 import * as repo from './repository.js';
 import type { OrgModel, PortfolioModel, UserModel } from './types.js';
 

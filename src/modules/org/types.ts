@@ -1,4 +1,4 @@
-import type { AccessRole, Viewer } from '../auth/viewer.js';
+import type { AccessRole, Viewer } from '../auth/index.js';
 
 /** Domain types of the org module; resolvers and REST see these, never row types. */
 export interface OrgModel {

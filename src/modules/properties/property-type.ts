@@ -1,6 +1,24 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { PropertyValueResolvers } from '../../generated/graphql.js';
-import type { PropertyDefModel } from '../schema/types.js';
+
+/** One option of a select or multi-select property. */
+export interface SelectOptionModel {
+  id: string;
+  name: string;
+  color: string;
+}
+
+/**
+ * A property as its type sees it. The schema module's PropertyDef narrows `type` to the
+ * registry's names; the types here take this wider shape so that they need nothing from it.
+ */
+export interface PropertyDef {
+  id: string;
+  name: string;
+  type: string;
+  options: SelectOptionModel[];
+  required: boolean;
+  position: number;
+}
 
 /**
  * What one property type is, everywhere it matters: how its values are written and checked, read,
@@ -22,7 +40,7 @@ export interface PropertyType<Name extends string = string, Stored extends objec
    * value object to store, `null` when the value means "clear" (an empty multi_select), or the
    * reason it is wrong; `hint` says what a valid value looks like, for those reasons.
    */
-  check(v: unknown, def: PropertyDefModel, hint: string): { value: Stored | null } | { reason: string };
+  check(v: unknown, def: PropertyDef, hint: string): { value: Stored | null } | { reason: string };
   /** User ids a value names; each must be a member or guest of the organization. */
   users?(value: Stored): string[];
   /** The GraphQL filter operator group that fits the type, and how each operator compiles. */
@@ -33,7 +51,7 @@ export interface PropertyType<Name extends string = string, Stored extends objec
      * The jsonb value to sort by (`p` is the property's stored value object, jsonb): a string or a
      * number, so that the nulls sentinels 'null' and 'true' sort before and after every value.
      */
-    value(p: RawBuilder<unknown>, def: PropertyDefModel): RawBuilder<unknown>;
+    value(p: RawBuilder<unknown>, def: PropertyDef): RawBuilder<unknown>;
     /** Why no expression index can serve the sort (a value that depends on the schema); absent: one can. */
     noIndex?: string;
   };
@@ -44,7 +62,7 @@ export interface PropertyType<Name extends string = string, Stored extends objec
    * or undefined to leave the property unset. What it cannot read passes through, so that
    * validation names the problem.
    */
-  fromImport(raw: unknown, def: PropertyDefModel): unknown;
+  fromImport(raw: unknown, def: PropertyDef): unknown;
 }
 
 /** How values are written and read: the value object's one member, and its GraphQL and OpenAPI types. */
@@ -57,7 +75,7 @@ export interface ValueShape<Stored extends object = object> {
    * Fields of the GraphQL type computed from the stored value alone (the property, `property`, is
    * added to every value); set on the value when it is built (src/modules/records/values.ts).
    */
-  graphqlFields: Record<string, (v: { value: object; def: PropertyDefModel }) => unknown>;
+  graphqlFields: Record<string, (v: { value: object; def: PropertyDef }) => unknown>;
   /**
    * Fields that need the users of the value's organization the caller may see (people's `users`):
    * values of such a shape are built with that list (src/modules/records/values.ts).
@@ -75,16 +93,22 @@ export interface ValueShape<Stored extends object = object> {
    */
   withLabels?(
     value: Stored,
-    def: PropertyDefModel | undefined,
+    def: PropertyDef | undefined,
     users?: ReadonlyMap<string, { name: string }>,
   ): Stored & { labels: string[] };
 }
 
-/** The GraphQL types that implement PropertyValue, as codegen read them from schema.graphql. */
-export type ValueTypeName = Exclude<
-  Awaited<ReturnType<PropertyValueResolvers['__resolveType']>>,
-  null | undefined
->;
+/**
+ * The GraphQL types that implement PropertyValue in schema.graphql. The PropertyValue resolver
+ * returns these, so the generated resolver types check this list against the SDL.
+ */
+export type ValueTypeName =
+  | 'TextValue'
+  | 'NumberValue'
+  | 'DateValue'
+  | 'SelectValue'
+  | 'PeopleValue'
+  | 'CheckboxValue';
 
 /** One operator group of the GraphQL PropertyFilter input (`text: { contains: … }`). */
 export interface FilterGroup {
@@ -99,7 +123,7 @@ export interface FilterGroup {
 
 /** What an operator needs from the filter compiler (src/modules/records/filter.ts). */
 export interface FilterContext {
-  def: PropertyDefModel;
+  def: PropertyDef;
   /** `c.properties -> id`: the stored value object, jsonb. */
   p: RawBuilder<unknown>;
   /** Containment of `{ [id]: inner }` in the record's properties (served by the GIN index). */

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
-import type { PropertyDefModel } from '../schema/types.js';
 import {
   anyOf,
   define,
   type FilterContext,
   idList,
   LABELS_SCHEMA,
+  type PropertyDef,
   type PropertyType,
   strictObject,
   type ValueShape,
@@ -16,7 +16,7 @@ export const MAX_MULTI_SELECT = 100;
 
 export type SelectStored = { select: string[] };
 
-const option = (def: PropertyDefModel, id: string) => def.options.find((o) => o.id === id);
+const option = (def: PropertyDef, id: string) => def.options.find((o) => o.id === id);
 
 /** select and multi_select values are both `{ select: [option ids] }`. */
 const SELECT_SHAPE: ValueShape<SelectStored> = {
@@ -62,7 +62,7 @@ type Checked = { value: SelectStored | null } | { reason: string };
 /** A check that the value is option ids of the property; `then` says what those ids store. */
 const optionIds =
   (then: (ids: string[]) => Checked) =>
-  (v: unknown, def: PropertyDefModel, hint: string): Checked => {
+  (v: unknown, def: PropertyDef, hint: string): Checked => {
     if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
       return { reason: `select must be an array of option ids: ${hint}` };
     const unknown = v.filter((id) => !option(def, id));
@@ -85,7 +85,7 @@ function filterIds(v: unknown, cx: FilterContext): string[] {
 const hasAny = (ids: string[], cx: FilterContext) => anyOf(ids.map((o) => cx.contains({ select: [o] })));
 
 /** Option ids or option names (county exports use display names), one value or `a; b | c`. */
-function optionsFromImport(v: unknown, def: PropertyDefModel) {
+function optionsFromImport(v: unknown, def: PropertyDef) {
   const vals = Array.isArray(v) ? v : String(v).split(/\s*[;|]\s*/);
   return {
     select: vals.map(

@@ -1,6 +1,11 @@
 import { sql } from 'kysely';
-import type { PropertyDefModel } from '../schema/types.js';
-import { define, type PropertyType, scalarOpenApi, type ValueShape } from './property-type.js';
+import {
+  define,
+  type PropertyDef,
+  type PropertyType,
+  scalarOpenApi,
+  type ValueShape,
+} from './property-type.js';
 
 /** Longest text, url or email value, in characters (Unicode code points: an emoji counts as one). */
 export const MAX_TEXT_LENGTH = 10_000;
@@ -47,7 +52,7 @@ const TEXT_SHAPE: ValueShape<TextStored> = {
 /** The checks every text-like value passes, then the type's own (`extra`). */
 function checkText(
   v: unknown,
-  def: PropertyDefModel,
+  def: PropertyDef,
   hint: string,
   extra?: (s: string) => string | undefined,
 ): { value: TextStored } | { reason: string } {

@@ -3,10 +3,16 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import type { FilterContext, PropertyType } from '../properties/property-type.js';
-import { FILTER_GROUPS, propertyType } from '../properties/registry.js';
-import { CONTROL, likeEscape, MAX_TEXT_LENGTH } from '../properties/text.js';
-import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
+import {
+  CONTROL,
+  FILTER_GROUPS,
+  type FilterContext,
+  likeEscape,
+  MAX_TEXT_LENGTH,
+  type PropertyType,
+  propertyType,
+} from '../properties/index.js';
+import type { PropertyDefModel, PropertySchemaModel } from '../schema/index.js';
 import { compileOrder, type OrderInput, type SortKey } from './order.js';
 
 /**

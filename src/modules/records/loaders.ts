@@ -163,3 +163,8 @@ export function createRecordLoaders(db: Kysely<DB>, orgIds: readonly string[]) {
     ),
   };
 }
+
+declare module '../../context.js' {
+  /** This module's loaders, on every request's context (src/request-context.ts builds them). */
+  interface Loaders extends ReturnType<typeof createRecordLoaders> {}
+}

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { ErrorDetail } from '../../errors.js';
-import { PROPERTY_TYPES, propertyType } from '../properties/registry.js';
-import type { PropertySchemaModel } from '../schema/types.js';
+import { PROPERTY_TYPES, propertyType } from '../properties/index.js';
+import type { PropertySchemaModel } from '../schema/index.js';
 
 /**
  * `orderBy` of record lists. Every property sort key is a NON-NULL jsonb expression:

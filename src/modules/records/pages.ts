@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { type ConnectionArgs, pageWindow } from '../../pagination/connection.js';
-import { namesUsers, PROPERTY_TYPES, propertyType } from '../properties/registry.js';
+import { namesUsers, PROPERTY_TYPES, propertyType } from '../properties/index.js';
 import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
 import type { PageRequest, PageRow } from './repository.js';

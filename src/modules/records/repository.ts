@@ -6,6 +6,7 @@ import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
 import {
+  type Actor,
   actorValues,
   diffProperties,
   lockRecords,
@@ -14,8 +15,7 @@ import {
   propertyDiff,
   recordLocks,
   wholeRecordChange,
-} from '../changes/repository.js';
-import type { Actor } from '../changes/types.js';
+} from '../changes/index.js';
 import { PLAIN_QUERY, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
 import { RECORD_TABLE, RECORD_TYPENAME, type RecordModel, type StoredValue } from './types.js';

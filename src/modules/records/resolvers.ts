@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import type { Resolvers } from '../../generated/graphql.js';
-import { propertyType } from '../properties/registry.js';
+import { propertyType } from '../properties/index.js';
 import { LIST_FIELDS, type ListName } from './lists.js';
 import { listPage } from './pages.js';
 import * as service from './service.js';

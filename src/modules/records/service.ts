@@ -1,8 +1,7 @@
 import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import { forbidden, notFound } from '../../errors.js';
-import { actorOf } from '../changes/actor.js';
-import { ringChanges } from '../changes/bell.js';
+import { actorOf, ringChanges } from '../changes/index.js';
 import * as repo from './repository.js';
 import { RECORD_TYPENAME, type RecordModel } from './types.js';
 import { readWrite, UserErrors, userErrorOf, type ValueEntry } from './user-errors.js';

@@ -1,6 +1,6 @@
 import type { RecordKind } from '../../db/types.js';
-import type { StoredValue } from '../properties/registry.js';
-import type { PropertyDefModel } from '../schema/types.js';
+import type { StoredValue } from '../properties/index.js';
+import type { PropertyDefModel } from '../schema/index.js';
 
 export type { StoredValue };
 

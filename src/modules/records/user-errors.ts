@@ -1,6 +1,6 @@
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { propertyType } from '../properties/registry.js';
-import type { PropertySchemaModel } from '../schema/types.js';
+import { propertyType } from '../properties/index.js';
+import type { PropertySchemaModel } from '../schema/index.js';
 import { type ProblemCode, type UserErrorCode, validationFailed } from './validate.js';
 
 /** One refused value of a write, as GraphQL payloads report it (`UserError`). */

@@ -1,12 +1,11 @@
 import type { RecordKind } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { isPlainObject } from '../properties/property-type.js';
-import { propertyType, type StoredValue } from '../properties/registry.js';
+import { isPlainObject, propertyType, type StoredValue } from '../properties/index.js';
 import {
   type PropertyDefModel,
   type PropertySchemaModel,
   READ_ONLY_PROJECT_PROPERTY,
-} from '../schema/types.js';
+} from '../schema/index.js';
 
 /** The kind of each problem a write's values can have (GraphQL `UserErrorCode`). */
 export type ProblemCode = 'INVALID_VALUE' | 'UNKNOWN_PROPERTY' | 'REQUIRED' | 'READ_ONLY' | 'INVALID_INPUT';

@@ -1,10 +1,15 @@
 import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
-import { visibleOrgUsers } from '../org/service.js';
-import type { UserModel } from '../org/types.js';
-import type { ValueShape } from '../properties/property-type.js';
-import { namesUsers, propertyType, type StoredValue, shapeOf, VALUE_SHAPES } from '../properties/registry.js';
-import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
+import { type UserModel, visibleOrgUsers } from '../org/index.js';
+import {
+  namesUsers,
+  propertyType,
+  type StoredValue,
+  shapeOf,
+  VALUE_SHAPES,
+  type ValueShape,
+} from '../properties/index.js';
+import type { PropertyDefModel, PropertySchemaModel } from '../schema/index.js';
 import type { RecordModel, ValueModel } from './types.js';
 import { fitsType } from './validate.js';
 

@@ -37,3 +37,8 @@ export function createSchemaLoaders(
     ),
   };
 }
+
+declare module '../../context.js' {
+  /** This module's loaders, on every request's context (src/request-context.ts builds them). */
+  interface Loaders extends ReturnType<typeof createSchemaLoaders> {}
+}

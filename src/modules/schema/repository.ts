@@ -1,13 +1,8 @@
 import type { Kysely } from 'kysely';
 import { bumpOrgVersion } from '../../db/org-cache.js';
 import type { DB, RecordKind } from '../../db/types.js';
-import type { PropertyTypeName } from '../properties/registry.js';
-import {
-  makeSchema,
-  type PropertyDefModel,
-  type PropertySchemaModel,
-  type SelectOptionModel,
-} from './types.js';
+import type { PropertyTypeName, SelectOptionModel } from '../properties/index.js';
+import { makeSchema, type PropertyDefModel, type PropertySchemaModel } from './types.js';
 
 /** Schemas for many (org, kind) pairs in one statement, for DataLoader. */
 export async function schemasByKeys(

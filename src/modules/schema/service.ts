@@ -2,9 +2,8 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { logSchemaChange } from '../changes/repository.js';
-import { CLI_ACTOR } from '../changes/types.js';
-import { PROPERTY_TYPE_NAMES, PROPERTY_TYPES, propertyType } from '../properties/registry.js';
+import { CLI_ACTOR, logSchemaChange } from '../changes/index.js';
+import { PROPERTY_TYPE_NAMES, PROPERTY_TYPES, propertyType } from '../properties/index.js';
 import * as repo from './repository.js';
 import { READ_ONLY_PROJECT_PROPERTY } from './types.js';
 

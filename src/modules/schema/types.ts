@@ -1,22 +1,12 @@
 import type { RecordKind } from '../../db/types.js';
-import type { PropertyTypeName } from '../properties/registry.js';
+import type { PropertyDef, PropertyTypeName } from '../properties/index.js';
 
 /** Projects carry a computed `location`; no schema property may take its key. */
 export const READ_ONLY_PROJECT_PROPERTY = 'location';
 
-export interface SelectOptionModel {
-  id: string;
-  name: string;
-  color: string;
-}
-
-export interface PropertyDefModel {
-  id: string;
-  name: string;
+/** A property of an organization's schema for one record kind. */
+export interface PropertyDefModel extends PropertyDef {
   type: PropertyTypeName;
-  options: SelectOptionModel[];
-  required: boolean;
-  position: number;
 }
 
 export interface PropertySchemaModel {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Listen } from '../../db/database.js';
 import type { DB } from '../../db/types.js';
-import { CHANGES_CHANNEL } from '../changes/bell.js';
+import { CHANGES_CHANNEL } from '../changes/index.js';
 import * as repo from './repository.js';
 import { postSigned, type SendResult } from './send.js';
 import { SIGNATURE_HEADER, sign } from './signing.js';

@@ -3,8 +3,7 @@ import { CROSS_TENANT } from '../../db/tenant-guard.js';
 import type { DB } from '../../db/types.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { feedStart, orgFeedPage } from '../changes/repository.js';
-import { endedBefore, parseSnapshot } from '../changes/snapshot.js';
+import { endedBefore, feedStart, orgFeedPage, parseSnapshot } from '../changes/index.js';
 import {
   DEFAULT_MAX_ENDPOINTS_PER_ORG,
   deliveryBody,

@@ -1,4 +1,4 @@
-import type { ChangeModel, ChangeOp } from '../changes/types.js';
+import type { ChangeModel, ChangeOp } from '../changes/index.js';
 
 /** Endpoints an org may register (WEBHOOK_MAX_ENDPOINTS_PER_ORG); each one costs every write a delivery. */
 export const DEFAULT_MAX_ENDPOINTS_PER_ORG = 25;

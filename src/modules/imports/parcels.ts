@@ -2,17 +2,18 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { ringChanges } from '../changes/bell.js';
-import { lockRecords, logBulkCreates, logLinks } from '../changes/repository.js';
-import { CLI_ACTOR } from '../changes/types.js';
-import { geometryProblem } from '../links/geo.js';
-import { linkParcelsToProject } from '../links/repository.js';
-import { orgUsersByIds } from '../org/repository.js';
-import { propertyType } from '../properties/registry.js';
-import { schemasByKeys } from '../schema/repository.js';
-import type { PropertyDefModel, PropertySchemaModel } from '../schema/types.js';
-import { type BulkRecord, bulkInsertRecords, recordInPortfolio } from './repository.js';
-import { checkProperties } from './validate.js';
+import { CLI_ACTOR, lockRecords, logBulkCreates, logLinks, ringChanges } from '../changes/index.js';
+import { linkParcelsToProject } from '../links/index.js';
+import { orgUsersByIds } from '../org/index.js';
+import { propertyType } from '../properties/index.js';
+import {
+  type BulkRecord,
+  bulkInsertRecords,
+  checkProperties,
+  geometryProblem,
+  recordInPortfolio,
+} from '../records/index.js';
+import { type PropertyDefModel, type PropertySchemaModel, schemasByKeys } from '../schema/index.js';
 
 export interface ImportOptions {
   orgId: string;

@@ -1,4 +1,4 @@
-import type { GeoPointModel } from '../records/types.js';
+import type { GeoPointModel } from './types.js';
 
 type Ring = [number, number][];
 

@@ -1,10 +1,15 @@
 import type { Resolvers } from '../../generated/graphql.js';
-import type { StoredValue } from '../properties/registry.js';
-import { findRecord } from '../records/service.js';
-import type { RecordModel, ValueModel } from '../records/types.js';
-import { schemaOf, typedValueOf, userMap } from '../records/values.js';
+import type { ChangeModel, PropertyChangeModel } from '../changes/index.js';
+import type { StoredValue } from '../properties/index.js';
+import {
+  findRecord,
+  type RecordModel,
+  schemaOf,
+  typedValueOf,
+  userMap,
+  type ValueModel,
+} from '../records/index.js';
 import * as service from './service.js';
-import type { ChangeModel, PropertyChangeModel } from './types.js';
 
 const history = (
   r: RecordModel,
@@ -23,7 +28,7 @@ async function typed(
   return def ? typedValueOf(ctx, c.orgId, def, v as StoredValue) : null;
 }
 
-export const changeResolvers: Resolvers = {
+export const feedResolvers: Resolvers = {
   Project: { history },
   Parcel: { history },
   Contact: { history },

@@ -3,11 +3,9 @@ import type { RecordKind } from '../../db/types.js';
 import { AppError, notFound } from '../../errors.js';
 import { typeOfId } from '../../ids.js';
 import { forwardConnection, forwardSize } from '../../pagination/connection.js';
-import type { PortfolioModel } from '../org/types.js';
-import { findRecord } from '../records/service.js';
-import type { RecordModel } from '../records/types.js';
-import * as repo from './repository.js';
-import type { ChangeConnectionModel } from './types.js';
+import { type ChangeConnectionModel, feedHead, feedPage, historyPage } from '../changes/index.js';
+import type { PortfolioModel } from '../org/index.js';
+import { findRecord, type RecordModel } from '../records/index.js';
 
 const historyScope = (recordId: string) => `history:${recordId}`;
 const feedScope = (portfolioId: string) => `changes:${portfolioId}`;
@@ -29,7 +27,7 @@ export async function recordHistory(
   const n = forwardSize(args.first);
   const scope = historyScope(r.id);
   const before = position(ctx, scope, args.after);
-  const rows = n ? await repo.historyPage(ctx.db, r.orgId, r.id, n + 1, before) : [];
+  const rows = n ? await historyPage(ctx.db, r.orgId, r.id, n + 1, before) : [];
   return forwardConnection(rows, n, args.after, (c) => ctx.cursors.encode(scope, [c.tx, c.seq]));
 }
 
@@ -42,12 +40,12 @@ export async function portfolioChanges(
   const n = forwardSize(args.first);
   const scope = feedScope(p.id);
   const after = position(ctx, scope, args.after);
-  const rows = n ? await repo.feedPage(ctx.db, p.orgId, p.id, n + 1, after) : [];
+  const rows = n ? await feedPage(ctx.db, p.orgId, p.id, n + 1, after) : [];
   return forwardConnection(rows, n, args.after, (c) => ctx.cursors.encode(scope, [c.tx, c.seq]));
 }
 
 export async function changesCursor(ctx: Context, p: PortfolioModel): Promise<string> {
-  const head = await repo.feedHead(ctx.db);
+  const head = await feedHead(ctx.db);
   return ctx.cursors.encode(feedScope(p.id), [head.tx, head.seq]);
 }
 

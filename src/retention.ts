@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { DB } from '../../db/types.js';
-import { pruneDelivered } from '../webhooks/repository.js';
-import { pruneOlderThan } from './repository.js';
+import type { DB } from './db/types.js';
+import { pruneOlderThan } from './modules/changes/index.js';
+import { pruneDelivered } from './modules/webhooks/index.js';
 
 const HOUR_MS = 3_600_000;
 

@@ -1,0 +1,6 @@
+/**
+ * The feed module's public door: what other modules, the GraphQL and REST layers and the CLI may
+ * use. Everything else in this folder is private to it.
+ *
+ * Reading the change log: a record's history, a portfolio's sync feed, and subscriptions.
+ */

@@ -1,0 +1,29 @@
+/**
+ * The records module's public door: what other modules, the GraphQL and REST layers and the CLI may
+ * use. Everything else in this folder is private to it.
+ *
+ * Projects, parcels and contacts: their reads, writes, filters, pages and typed values.
+ */
+export { areaWeightedCentroid, geometryProblem } from './geo.js';
+export { LIST_FIELDS, type ListName } from './lists.js';
+export { createRecordLoaders } from './loaders.js';
+export { sortIndexSql } from './order.js';
+export { listPage, listPages } from './pages.js';
+export {
+  type BulkRecord,
+  bulkInsertRecords,
+  type PageRequest,
+  pagesFor,
+  recordInPortfolio,
+} from './repository.js';
+export { assertCanWrite, findRecord, requireRecord, type Scope } from './service.js';
+export {
+  type ConnectionModel,
+  RECORD_TYPENAME,
+  type RecordModel,
+  type StoredValue,
+  type ValueModel,
+} from './types.js';
+export { detailOf } from './user-errors.js';
+export { checkProperties, MAX_PROPERTIES_PER_WRITE, validationFailed } from './validate.js';
+export { restPropertiesIn, schemaOf, typedValueOf, userMap } from './values.js';
