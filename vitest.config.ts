@@ -42,7 +42,8 @@ export default defineConfig({
         test: {
           // Files that replace one of our modules (vi.mock) get a module graph of their own: in the
           // shared graph of the integration project, the app would already hold the real module.
-          // No snapshots: the one or two files here migrate and seed their own database.
+          // No global setup of its own: the integration project's (when it is in the run) provides
+          // its snapshots to this project too; run alone, the files here migrate and seed their own.
           name: 'isolated',
           include: ['test/**/*.isolated.test.ts'],
           isolate: true,

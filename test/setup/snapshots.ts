@@ -19,7 +19,9 @@ export default async function setup(project: TestProject) {
   // Citus databases cannot be template copies: every file then migrates and seeds its own.
   if (url && onCitus) return;
   const made = url ? await postgresSnapshots(url) : await pgliteSnapshots();
-  project.provide('databaseSnapshots', made.snapshots);
+  // Every project of the run gets them, the isolated one too: its files (vi.mock) would otherwise
+  // run initdb, the migrations and the seed in their own worker, the slowest file of the run for it.
+  for (const p of project.vitest.projects) p.provide('databaseSnapshots', made.snapshots);
   return made.remove;
 }
 
