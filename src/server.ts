@@ -21,11 +21,14 @@ async function main() {
   const cfg = loadConfig();
   // Before anything runs a statement, so that every span has its parent (off unless OTEL_* asks).
   const stopTracing = await startTracingFromEnv();
+  // On PGlite this takes the data folder's lock, held until database.close() (src/db/data-lock.ts).
   const database = await createDatabase({
     url: cfg.databaseUrl,
     dataDir: cfg.dataDir,
     statementTimeoutMs: cfg.statementTimeoutMs,
+    holder: 'server',
   });
+  if (database.dataLock?.tookOver) process.stderr.write(`note: ${database.dataLock.tookOver}\n`);
   await migrateToLatest(database.db);
   if (cfg.databaseReadUrl && !cfg.databaseUrl)
     throw new Error('DATABASE_READ_URL needs DATABASE_URL (the primary) too');
@@ -75,6 +78,8 @@ async function main() {
   await webhooks?.start(database.listen);
   // The address actually bound (PORT=0 picks a free port).
   const base = await app.listen({ port: cfg.port, host: cfg.host });
+  // A refused sdg names the server's address, and which of its work the API does.
+  database.dataLock?.serving(base);
   const metricsServer = cfg.metrics && (await startMetricsServer(metrics, cfg.metrics));
   const lines = [
     '',

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -21,6 +21,7 @@ import pg from 'pg';
 import type { PoolStats } from '../observability/metrics.js';
 import { noteStatement, type RequestTrace, sqlSpan } from '../observability/tracing.js';
 import { noteServerDatabase } from './citus.js';
+import { acquireDataLock, type DataLock } from './data-lock.js';
 import { tenantViolation } from './tenant-guard.js';
 import { parseTimestamptz } from './timestamps.js';
 import type { DB } from './types.js';
@@ -44,6 +45,11 @@ export interface DatabaseOptions {
   tenantGuard?: boolean;
   /** PGlite only: start from this data folder dump (`dumpDataDir`) instead of an empty cluster. */
   loadDataDir?: Blob;
+  /**
+   * PGlite on disk: who opens the folder, named in its lock ('server', or the sdg command), so that
+   * a process refused the folder is told who holds it.
+   */
+  holder?: string;
 }
 
 /** Calls `onNotify(payload)` for each NOTIFY on `channel`, and `onReconnect` after a lost listener is back. */
@@ -59,6 +65,8 @@ export interface Database {
   listen: Listen;
   /** PGlite only: the whole data folder as a tar (test snapshots). */
   dump?: () => Promise<Blob>;
+  /** PGlite on disk: this process's lock on the data folder (src/db/data-lock.ts), until close. */
+  dataLock?: DataLock;
   backend: 'postgres' | 'pglite';
   /** Where the data lives, for start-up messages (no credentials). */
   describe: string;
@@ -300,13 +308,26 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
   }
 
   const dataDir = opts.dataDir ?? './.data/pglite';
-  if (!dataDir.startsWith('memory://')) mkdirSync(resolve(dataDir), { recursive: true });
-  // relaxedDurability stays off: each commit is flushed to disk before it is acknowledged.
-  // pg_trgm backs the trigram index of list search (migrations/0002); loading it only makes it available.
-  const pglite = await PGlite.create(dataDir.startsWith('memory://') ? undefined : resolve(dataDir), {
-    extensions: { pg_trgm },
-    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
-  });
+  const onDisk = !dataDir.startsWith('memory://');
+  if (onDisk) mkdirSync(resolve(dataDir), { recursive: true });
+  // A second process on the same folder would corrupt it (data-lock.ts): the lock comes first.
+  const dataLock = onDisk
+    ? await acquireDataLock(realpathSync(resolve(dataDir)), opts.holder ?? defaultHolder())
+    : undefined;
+  let pglite: PGlite;
+  try {
+    // relaxedDurability stays off: each commit is flushed to disk before it is acknowledged.
+    // pg_trgm backs the trigram index of list search (migrations/0002); loading it only makes it available.
+    pglite = await PGlite.create(onDisk ? resolve(dataDir) : undefined, {
+      extensions: { pg_trgm },
+      ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    });
+  } catch (err) {
+    dataLock?.release();
+    throw err;
+  }
+  // A dump made from a folder on disk carries that folder's lock file, unpacked over this one's.
+  if (opts.loadDataDir) dataLock?.rewrite();
   const pool = new pg.Pool({ ...createPgConfig(pglite), Client: pgClient(), max: 1 });
   const db = new Kysely<DB>({
     dialect: new PostgresDialect({ pool }),
@@ -321,20 +342,26 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
     },
     stats,
     tenantGuard,
-    describe: dataDir.startsWith('memory://')
-      ? 'embedded PGlite (in memory)'
-      : `embedded PGlite at ${resolve(dataDir)}`,
+    describe: onDisk ? `embedded PGlite at ${resolve(dataDir)}` : 'embedded PGlite (in memory)',
     dump: () => pglite.dumpDataDir('none'),
+    dataLock,
     poolStats: poolStatsOf(pool),
     ping: async (timeoutMs) => {
       await within(sql`select 1`.execute(db), timeoutMs, 'the database did not answer in time');
     },
     close: async () => {
-      await db.destroy();
-      await pglite.close();
+      try {
+        await db.destroy();
+        await pglite.close();
+      } finally {
+        dataLock?.release();
+      }
     },
   };
 }
+
+/** The lock's holder when the caller names none: the script this process runs. */
+const defaultHolder = () => `node ${process.argv[1] ?? ''}`.trim();
 
 /**
  * LISTEN on a dedicated connection, reconnecting (every second) when it is lost. Notifications sent
