@@ -16,11 +16,20 @@ export interface RecordTable {
   updated_at: Timestamp;
 }
 
+/** Postgres's geometric types travel as their text form (`box`, `polygon[]`; migrations/0009). */
+type GeometricText = ColumnType<string, string | undefined, string>;
+
 export interface ProjectTable extends RecordTable {
   location: Json<unknown> | null;
+  /** The location as a box of one point, GiST-indexed for spatial filters and tiles. */
+  bounds: GeometricText | null;
 }
 export interface ParcelTable extends RecordTable {
   geometry: Json<unknown> | null;
+  /** Geodesic area of the geometry, in acres. */
+  acres: ColumnType<number, number | undefined, number> | null;
+  bounds: GeometricText | null;
+  rings: GeometricText | null;
 }
 
 interface LinkBase {

@@ -1,3 +1,6 @@
+import { area } from '@turf/area';
+import { kinks } from '@turf/kinks';
+import type { Polygon } from 'geojson';
 import type { GeoPointModel } from './types.js';
 
 type Ring = [number, number][];
@@ -43,14 +46,29 @@ function ringProblem(ring: unknown): string | undefined {
   return undefined;
 }
 
+/** Most positions in one geometry: a county parcel has tens, a traced one a few thousand. */
+export const MAX_GEOMETRY_POSITIONS = 50_000;
+
+/** The ring without positions that repeat the one before (legal in GeoJSON, but not a crossing). */
+const withoutRepeats = (ring: Ring): Ring =>
+  ring.filter((p, i) => i === 0 || p[0] !== ring[i - 1][0] || p[1] !== ring[i - 1][1]);
+
 function polygonProblem(rings: unknown): string | undefined {
   if (!Array.isArray(rings) || rings.length === 0) return 'must be a non-empty array of linear rings';
   for (let i = 0; i < rings.length; i++) {
     const p = ringProblem(rings[i]);
     if (p) return `ring ${i} ${p}`;
   }
+  // A ring that crosses itself or another ring of its polygon ("bow-tie") has no well-defined
+  // inside: its area, and whether a point is in it, depend on who computes them.
+  const simple: Polygon = { type: 'Polygon', coordinates: (rings as Ring[]).map(withoutRepeats) };
+  const crossing = kinks(simple).features[0]?.geometry.coordinates;
+  if (crossing)
+    return `has edges that cross at [${crossing.map((v) => Math.round(v * 1e7) / 1e7).join(', ')}]; a boundary must not cross itself (draw a "bow-tie" as two polygons of a MultiPolygon)`;
   return undefined;
 }
+
+const positionsIn = (g: { coordinates?: unknown }): number => (g.coordinates as unknown[]).flat(2).length;
 
 /**
  * Why a GeoJSON Polygon or MultiPolygon is unusable (RFC 7946 §3.1.6–3.1.7: closed rings of at least
@@ -58,6 +76,8 @@ function polygonProblem(rings: unknown): string | undefined {
  */
 export function geometryProblem(geometry: unknown): string | undefined {
   const g = geometry as { type?: unknown; coordinates?: unknown } | null;
+  const many = Array.isArray(g?.coordinates) && positionsIn(g) > MAX_GEOMETRY_POSITIONS;
+  if (many) return `has more than ${MAX_GEOMETRY_POSITIONS} positions; simplify it first`;
   if (g?.type === 'Polygon') return polygonProblem(g.coordinates);
   if (g?.type === 'MultiPolygon') {
     if (!Array.isArray(g.coordinates) || g.coordinates.length === 0)
@@ -103,4 +123,43 @@ export function areaWeightedCentroid(geometries: unknown[]): GeoPointModel | nul
   if (total <= 0 || !origin) return null;
   const round = (v: number) => Math.round(v * 1e7) / 1e7;
   return { type: 'Point', coordinates: [round(origin[0] + sx / total), round(origin[1] + sy / total)] };
+}
+
+/** Square metres in an international acre. */
+const M2_PER_ACRE = 4046.8564224;
+
+/** What is stored beside a parcel's geometry, so that maps and filters need not read it. */
+export interface GeometryColumns {
+  /** Geodesic area in acres, holes subtracted (a sphere of WGS 84's equatorial radius). */
+  acres: number;
+  /** The bounding box, as Postgres's `box` text: `(east,north),(west,south)`. */
+  bounds: string;
+  /** Each polygon's outer ring, as Postgres's `polygon[]` text, for the exact spatial tests. */
+  rings: string;
+}
+
+/**
+ * The stored columns of a valid geometry (geometryProblem found nothing). Postgres's geometric
+ * types are planar: in longitude and latitude, which is how every spatial filter compares them.
+ */
+export function geometryColumns(geometry: unknown): GeometryColumns {
+  const polys = polygons(geometry);
+  let [w, s, e, n] = [180, 90, -180, -90];
+  const rings: string[] = [];
+  for (const poly of polys) {
+    const outer = poly[0];
+    for (const [x, y] of outer) {
+      if (x < w) w = x;
+      if (x > e) e = x;
+      if (y < s) s = y;
+      if (y > n) n = y;
+    }
+    rings.push(`"(${outer.map(([x, y]) => `(${x},${y})`).join(',')})"`);
+  }
+  const acres = area(geometry as Polygon) / M2_PER_ACRE;
+  return {
+    acres: Math.round(acres * 1e4) / 1e4,
+    bounds: `(${e},${n}),(${w},${s})`,
+    rings: `{${rings.join(',')}}`,
+  };
 }
