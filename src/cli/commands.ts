@@ -3,10 +3,11 @@ import { loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { OrgRole, RecordKind } from '../db/types.js';
+import { AppError } from '../errors.js';
 import { createApiKey, revokeApiKey } from '../modules/auth/index.js';
 import { importParcels } from '../modules/imports/index.js';
 import * as orgs from '../modules/org/index.js';
-import { type PropertyTypeName, propertyType } from '../modules/properties/index.js';
+import { PROPERTY_TYPE_NAMES, type PropertyTypeName, propertyType } from '../modules/properties/index.js';
 import { sortIndexSql } from '../modules/records/index.js';
 import { defineProperty, installDefaultProperties, schemasByKeys } from '../modules/schema/index.js';
 import * as webhooks from '../modules/webhooks/index.js';
@@ -49,17 +50,29 @@ export interface Options {
   portfolios?: string;
 }
 
-/** What a command gets: its options, the words after the command, and where to write. */
-export interface Call {
+/** What a command checks before any database is opened: its options and the words after it. */
+export interface Args {
   io: Io;
   json: boolean;
-  database: Database;
   values: Options;
   /** Positional words after the command (`parcels import FILE`). */
   rest: string[];
+}
+
+/** What a command's work gets: its arguments, and the database. */
+export interface Call extends Args {
+  database: Database;
   /** The database came from the caller (tests): it is already migrated and stays open. */
   injected: boolean;
 }
+
+/**
+ * A command in two steps. Called with its arguments, it checks them (throwing UsageError or
+ * AppError) and returns its work, which runs once the database is open. So a mistake in the call
+ * is reported without opening, creating or locking the database, and without the time that takes.
+ */
+export type Command = (a: Args) => Work | Promise<Work>;
+export type Work = (c: Call) => Promise<void>;
 
 function print(c: Call, value: unknown, text: string) {
   c.io.out(c.json ? JSON.stringify(value) : text);
@@ -103,14 +116,18 @@ async function requirePortfolio(c: Call, id: string) {
   return p;
 }
 
-async function migrate(c: Call) {
+const migrate: Command = () => async (c) => {
   // A database sdg opened itself was migrated on opening.
   const applied = c.injected ? await migrateToLatest(c.database.db, { citus: c.values.citus }) : [];
   print(c, { applied, database: c.database.describe }, `Database is up to date (${c.database.describe}).`);
-}
+};
 
-async function seed(c: Call) {
-  if (!c.values.demo) throw new UsageError('seed needs --demo (the only data set there is).');
+const seed: Command = ({ values }) => {
+  if (!values.demo) throw new UsageError('seed needs --demo (the only data set there is).');
+  return seedDemoData;
+};
+
+async function seedDemoData(c: Call) {
   if (await hasDemoData(c.database.db)) {
     throw new UsageError(
       'The demo data is already in this database, and its keys were shown when it was created. Make new keys with: sdg key create --user alice@sunfield.example',
@@ -124,69 +141,90 @@ async function seed(c: Call) {
   }
 }
 
-async function orgCreate(c: Call) {
-  const { name } = need(c.values, 'name');
-  const o = await c.database.db.transaction().execute(async (tx) => {
-    const o = await orgs.createOrg(tx, name);
-    await installDefaultProperties(tx, o.id);
-    return o;
-  });
-  print(c, o, `Created organization ${o.id} (${o.name}).`);
-}
+const orgCreate: Command = ({ values }) => {
+  const { name } = need(values, 'name');
+  return async (c) => {
+    const o = await c.database.db.transaction().execute(async (tx) => {
+      const o = await orgs.createOrg(tx, name);
+      await installDefaultProperties(tx, o.id);
+      return o;
+    });
+    print(c, o, `Created organization ${o.id} (${o.name}).`);
+  };
+};
 
-async function portfolioCreate(c: Call) {
-  const { org, name } = need(c.values, 'org', 'name');
-  await requireOrg(c, org);
-  const p = await orgs.createPortfolio(c.database.db, org, name);
-  print(c, p, `Created portfolio ${p.id} (${p.name}) in ${p.orgId}.`);
-}
+const portfolioCreate: Command = ({ values }) => {
+  const { org, name } = need(values, 'org', 'name');
+  return async (c) => {
+    await requireOrg(c, org);
+    const p = await orgs.createPortfolio(c.database.db, org, name);
+    print(c, p, `Created portfolio ${p.id} (${p.name}) in ${p.orgId}.`);
+  };
+};
 
-async function userCreate(c: Call) {
-  const { email, name } = need(c.values, 'email', 'name');
-  if (await orgs.findUser(c.database.db, email))
-    throw new UsageError(`A user with e-mail ${email} already exists.`);
-  const u = await orgs.createUser(c.database.db, email, name);
-  print(c, u, `Created user ${u.id} (${u.email}).`);
-}
+const userCreate: Command = ({ values }) => {
+  const { email, name } = need(values, 'email', 'name');
+  return async (c) => {
+    if (await orgs.findUser(c.database.db, email))
+      throw new UsageError(`A user with e-mail ${email} already exists.`);
+    const u = await orgs.createUser(c.database.db, email, name);
+    print(c, u, `Created user ${u.id} (${u.email}).`);
+  };
+};
 
-async function memberAdd(c: Call) {
-  const { org, user, role } = need(c.values, 'org', 'user', 'role');
-  const roles: OrgRole[] = ['owner', 'admin', 'member', 'viewer'];
-  if (!roles.includes(role as OrgRole)) throw new UsageError(`--role must be one of ${roles.join(', ')}`);
-  await requireOrg(c, org);
-  const u = await resolveUser(c, user);
-  await orgs.addMember(c.database.db, org, u.id, role as OrgRole);
-  print(c, { orgId: org, userId: u.id, role }, `${u.email} is now ${role} of ${org}.`);
-}
+const ROLES: OrgRole[] = ['owner', 'admin', 'member', 'viewer'];
 
-async function guestGrant(c: Call) {
-  const { portfolio, user } = need(c.values, 'portfolio', 'user');
-  const p = await requirePortfolio(c, portfolio);
-  const u = await resolveUser(c, user);
-  await orgs.grantGuest(c.database.db, p.orgId, p.id, u.id);
-  print(
-    c,
-    { orgId: p.orgId, portfolioId: p.id, userId: u.id },
-    `${u.email} is now a guest of portfolio ${p.id}.`,
-  );
-}
+const memberAdd: Command = ({ values }) => {
+  const { org, user, role } = need(values, 'org', 'user', 'role');
+  if (!ROLES.includes(role as OrgRole)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  return async (c) => {
+    await requireOrg(c, org);
+    const u = await resolveUser(c, user);
+    await orgs.addMember(c.database.db, org, u.id, role as OrgRole);
+    print(c, { orgId: org, userId: u.id, role }, `${u.email} is now ${role} of ${org}.`);
+  };
+};
 
-async function keyCreate(c: Call) {
-  const u = await resolveUser(c, need(c.values, 'user').user);
-  const k = await createApiKey(c.database.db, u.id, c.values.label, { admin: c.values.admin === true });
-  if (c.json) c.io.out(JSON.stringify({ id: k.id, userId: u.id, apiKey: k.apiKey }));
-  else c.io.out(`Created key ${k.id} for ${u.email}. It is shown only now:\n${k.apiKey}`);
-}
+const guestGrant: Command = ({ values }) => {
+  const { portfolio, user } = need(values, 'portfolio', 'user');
+  return async (c) => {
+    const p = await requirePortfolio(c, portfolio);
+    const u = await resolveUser(c, user);
+    await orgs.grantGuest(c.database.db, p.orgId, p.id, u.id);
+    print(
+      c,
+      { orgId: p.orgId, portfolioId: p.id, userId: u.id },
+      `${u.email} is now a guest of portfolio ${p.id}.`,
+    );
+  };
+};
 
-async function keyRevoke(c: Call) {
-  const ok = await revokeApiKey(c.database.db, need(c.values, 'key').key);
-  if (!ok) throw new UsageError('No live key matches. Pass the key id (key_…) or the key itself.');
-  print(c, { revoked: true }, 'Key revoked.');
-}
+const keyCreate: Command = ({ values }) => {
+  const { user } = need(values, 'user');
+  return async (c) => {
+    const u = await resolveUser(c, user);
+    const k = await createApiKey(c.database.db, u.id, c.values.label, { admin: c.values.admin === true });
+    if (c.json) c.io.out(JSON.stringify({ id: k.id, userId: u.id, apiKey: k.apiKey }));
+    else c.io.out(`Created key ${k.id} for ${u.email}. It is shown only now:\n${k.apiKey}`);
+  };
+};
 
-async function schemaIndex(c: Call) {
-  const { org, id } = need(c.values, 'org', 'kind', 'id');
-  const kind = kindOf(c.values.kind!);
+const keyRevoke: Command = ({ values }) => {
+  const { key } = need(values, 'key');
+  return async (c) => {
+    const ok = await revokeApiKey(c.database.db, key);
+    if (!ok) throw new UsageError('No live key matches. Pass the key id (key_…) or the key itself.');
+    print(c, { revoked: true }, 'Key revoked.');
+  };
+};
+
+const schemaIndex: Command = ({ values }) => {
+  const { org, id } = need(values, 'org', 'kind', 'id');
+  const kind = kindOf(values.kind!);
+  return (c) => sortIndexes(c, org, kind, id);
+};
+
+async function sortIndexes(c: Call, org: string, kind: RecordKind, id: string) {
   await requireOrg(c, org);
   const [schema] = await schemasByKeys(c.database.db, [{ orgId: org, kind }]);
   const def = schema.byId.get(id);
@@ -207,42 +245,54 @@ async function schemaIndex(c: Call) {
   );
 }
 
-async function schemaProperty(c: Call) {
-  if (c.rest[0] !== 'add') throw new UsageError('usage: sdg schema property add … (or sdg schema index …)');
-  const { org, id, name, type } = need(c.values, 'org', 'kind', 'id', 'name', 'type');
-  const kind = kindOf(c.values.kind!);
-  await requireOrg(c, org);
-  const options = (c.values.option ?? []).map((o) => {
+const schemaProperty: Command = ({ values, rest }) => {
+  if (rest[0] !== 'add') throw new UsageError('usage: sdg schema property add … (or sdg schema index …)');
+  const { org, id, name, type } = need(values, 'org', 'kind', 'id', 'name', 'type');
+  const kind = kindOf(values.kind!);
+  // The one rule of the definition that is the flag's alone; defineProperty checks the rest again.
+  if (!propertyType(type))
+    throw new AppError('VALIDATION_FAILED', 'The property definition is invalid.', [
+      { field: 'type', reason: `must be one of ${PROPERTY_TYPE_NAMES.join(', ')}` },
+    ]);
+  const options = (values.option ?? []).map((o) => {
     const [id, name, color] = o.split(':');
     if (!id || !name || !color) throw new UsageError(`--option "${o}" must look like id:Name:#rrggbb`);
     return { id, name, color };
   });
-  await defineProperty(c.database.db, org, kind, {
-    id,
-    name,
-    type: type as PropertyTypeName,
-    options,
-    required: c.values.required,
-  });
-  print(c, { orgId: org, kind, id }, `Property ${id} saved on ${kind}s of ${org}.`);
-}
+  return async (c) => {
+    await requireOrg(c, org);
+    await defineProperty(c.database.db, org, kind, {
+      id,
+      name,
+      type: type as PropertyTypeName,
+      options,
+      required: values.required,
+    });
+    print(c, { orgId: org, kind, id }, `Property ${id} saved on ${kind}s of ${org}.`);
+  };
+};
 
-async function parcelsImport(c: Call) {
-  const file = c.rest[0];
+const parcelsImport: Command = ({ values, rest }) => {
+  const file = rest[0];
   if (!file) throw new UsageError('usage: sdg parcels import FILE.geojson --portfolio PF [--project PRJ]');
-  const p = await requirePortfolio(c, need(c.values, 'portfolio').portfolio);
+  const { portfolio } = need(values, 'portfolio');
+  const map: Record<string, string> = {};
+  for (const m of values.map ?? []) {
+    const [k, v] = m.split('=');
+    if (!k || !v) throw new UsageError(`--map "${m}" must look like featureKey=propertyId`);
+    map[k] = v;
+  }
   let geojson: unknown;
   try {
     geojson = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
     throw new UsageError(`Cannot read ${file} as JSON: ${(e as Error).message}`);
   }
-  const map: Record<string, string> = {};
-  for (const m of c.values.map ?? []) {
-    const [k, v] = m.split('=');
-    if (!k || !v) throw new UsageError(`--map "${m}" must look like featureKey=propertyId`);
-    map[k] = v;
-  }
+  return (c) => importFile(c, geojson, portfolio, map);
+};
+
+async function importFile(c: Call, geojson: unknown, portfolio: string, map: Record<string, string>) {
+  const p = await requirePortfolio(c, portfolio);
   const { io } = c;
   const res = await importParcels(c.database.db, geojson, {
     orgId: p.orgId,
@@ -274,19 +324,28 @@ const list = (values: string[] | string | undefined) =>
     .map((v) => v.trim())
     .filter(Boolean);
 
-async function webhookAdd(c: Call) {
-  const { org, url } = need(c.values, 'org', 'url');
-  const events = list(c.values.event);
+const webhookAdd: Command = async ({ io, json, values }) => {
+  const { org, url } = need(values, 'org', 'url');
+  const events = list(values.event);
   if (!events.length)
     throw new UsageError('missing --event (for example --event parcel.updated --event project.created)');
-  const portfolioIds = list(c.values.portfolios);
-  await requireOrg(c, org);
-  if (!c.json) c.io.err(`checking ${url} (resolving its host)…`);
-  await validateEndpoint(
-    { url, events, portfolioIds },
-    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',
-    async (id) => (await orgs.findPortfolio(c.database.db, id))?.orgId === org,
-  );
+  const portfolioIds = list(values.portfolios);
+  const allowPrivate = process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1';
+  // The URL and the events now; once the database is open, all again with the portfolios, which need it.
+  if (!json) io.err(`checking ${url} (resolving its host)…`);
+  await validateEndpoint({ url, events }, allowPrivate, async () => true);
+  return async (c) => {
+    await requireOrg(c, org);
+    await validateEndpoint(
+      { url, events, portfolioIds },
+      allowPrivate,
+      async (id) => (await orgs.findPortfolio(c.database.db, id))?.orgId === org,
+    );
+    await addEndpoint(c, org, url, events, portfolioIds);
+  };
+};
+
+async function addEndpoint(c: Call, org: string, url: string, events: string[], portfolioIds: string[]) {
   const secret = newSecret();
   const e = await webhooks.insertEndpoint(
     c.database.db,
@@ -307,8 +366,12 @@ async function webhookAdd(c: Call) {
     );
 }
 
-async function webhookList(c: Call) {
-  const { org } = need(c.values, 'org');
+const webhookList: Command = ({ values }) => {
+  const { org } = need(values, 'org');
+  return (c) => listEndpoints(c, org);
+};
+
+async function listEndpoints(c: Call, org: string) {
   await requireOrg(c, org);
   const all = await webhooks.listEndpoints(c.database.db, org);
   if (c.json) return c.io.out(JSON.stringify(all));
@@ -322,27 +385,32 @@ async function webhookList(c: Call) {
     );
 }
 
-async function requireEndpoint(c: Call) {
-  const { id } = need(c.values, 'id');
+async function requireEndpoint(c: Call, id: string) {
   const e = await webhooks.findEndpointAnywhere(c.database.db, id);
   if (!e) throw new UsageError(`No webhook endpoint "${id}". List them with: sdg webhook list --org …`);
   return e;
 }
 
-async function webhookRemove(c: Call) {
-  const e = await requireEndpoint(c);
-  await webhooks.deleteEndpoint(c.database.db, e.orgId, e.id);
-  print(c, { removed: e.id }, `Removed webhook endpoint ${e.id} (${e.url}) and its delivery log.`);
-}
+const webhookRemove: Command = ({ values }) => {
+  const { id } = need(values, 'id');
+  return async (c) => {
+    const e = await requireEndpoint(c, id);
+    await webhooks.deleteEndpoint(c.database.db, e.orgId, e.id);
+    print(c, { removed: e.id }, `Removed webhook endpoint ${e.id} (${e.url}) and its delivery log.`);
+  };
+};
 
-async function webhookEnable(c: Call) {
-  const e = await requireEndpoint(c);
-  await webhooks.enableEndpoint(c.database.db, e.orgId, e.id);
-  print(c, { enabled: e.id }, `Webhook endpoint ${e.id} is on again; its pending deliveries go out.`);
-}
+const webhookEnable: Command = ({ values }) => {
+  const { id } = need(values, 'id');
+  return async (c) => {
+    const e = await requireEndpoint(c, id);
+    await webhooks.enableEndpoint(c.database.db, e.orgId, e.id);
+    print(c, { enabled: e.id }, `Webhook endpoint ${e.id} is on again; its pending deliveries go out.`);
+  };
+};
 
 /** Every command, by its first two words. */
-export const COMMANDS: Record<string, (c: Call) => Promise<void>> = {
+export const COMMANDS: Record<string, Command> = {
   migrate,
   seed,
   'org create': orgCreate,

@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
+import { DataFolderInUse, describeHolder } from '../db/data-lock.js';
 import { createDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { AppError } from '../errors.js';
 import { PROPERTY_TYPE_NAMES } from '../modules/properties/index.js';
 import { WEBHOOK_EVENTS } from '../modules/webhooks/index.js';
-import { COMMANDS, type Io, type Options, UsageError } from './commands.js';
+import { COMMANDS, type Io, type Options, UsageError, type Work } from './commands.js';
 
 export type { Io };
 
@@ -42,7 +43,9 @@ Commands:
   webhook enable --id WHK                   turn on an endpoint disabled after repeated failures
 
 USER is a user id (usr_…) or an e-mail address.
-The database is DATABASE_URL when set, else embedded PGlite in SDG_DATA_DIR (default ./.data/pglite).`;
+The database is DATABASE_URL when set, else embedded PGlite in SDG_DATA_DIR (default ./.data/pglite).
+A PGlite folder is open to one process at a time: stop the server before running sdg on it.
+Exit codes: 0 done, 2 a mistake in the call or the data, 3 the data folder is in use, 1 anything else.`;
 
 const COMMAND_HELP: Record<string, string> = {
   'webhook add': `sdg webhook add --org ORG --url URL --event EVENT [--event EVENT ...] [--portfolios PF,PF] [--json]
@@ -92,14 +95,31 @@ const OPTIONS = {
   portfolios: { type: 'string' },
 } as const;
 
-/** Runs one CLI command. Returns the exit code; never calls process.exit, so tests can run it in-process. */
+/**
+ * Exit codes: 0 done; 2 a mistake in the call or the data (UsageError, AppError); 3 the PGlite data
+ * folder is in use by another process (try again once it is stopped); 1 anything else.
+ */
+export const EXIT_IN_USE = 3;
+
+/**
+ * Runs one CLI command. Returns the exit code; never calls process.exit, so tests can run it in-process.
+ * The arguments are checked before the database is opened: a mistake costs no start-up, creates no
+ * data folder and needs no lock on one.
+ */
 export async function runCli(argv: string[], io: Io, injected?: Database): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: OPTIONS,
-  });
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(argv);
+  } catch (err) {
+    // An unknown flag, a value missing after a flag, a flag that takes none given one.
+    report(
+      io,
+      argv.includes('--json'),
+      new UsageError(`${(err as Error).message}. Run sdg --help for usage.`),
+    );
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const json = values.json;
   const [c1, c2, ...rest] = positionals;
   const cmd = positionals.slice(0, 3).join(' ');
@@ -108,19 +128,77 @@ export async function runCli(argv: string[], io: Io, injected?: Database): Promi
     io.out(specific ? COMMAND_HELP[specific] : HELP);
     return 0;
   }
-  const database = injected ?? (await openDatabase(io, json));
+  const name = `${c1} ${c2 ?? ''}`.trim();
+  const args = { io, json, values: values as Options, rest };
+  let work: Work;
+  let database: Database;
+  try {
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`unknown command "${cmd}". Run sdg --help for the list.`);
+    work = await command(args);
+    database = injected ?? (await openDatabase(io, json, name));
+  } catch (err) {
+    if (err instanceof DataFolderInUse) {
+      report(io, json, new UsageError(inUseMessage(err, name)));
+      return EXIT_IN_USE;
+    }
+    report(io, json, err);
+    return exitCode(err);
+  }
   try {
     if (!injected) await migrateToLatest(database.db, { citus: values.citus });
-    const command = COMMANDS[`${c1} ${c2 ?? ''}`.trim()];
-    if (!command) throw new UsageError(`unknown command "${cmd}". Run sdg --help for the list.`);
-    await command({ io, json, database, values: values as Options, rest, injected: !!injected });
+    await work({ ...args, database, injected: !!injected });
     return 0;
   } catch (err) {
     report(io, json, err);
-    return err instanceof UsageError || err instanceof AppError ? 2 : 1;
+    return exitCode(err);
   } finally {
     if (!injected) await database.close();
   }
+}
+
+const parseOptions = (argv: string[]) =>
+  parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+
+const exitCode = (err: unknown) => (err instanceof UsageError || err instanceof AppError ? 2 : 1);
+
+/** What the server's GraphQL API does of a command's work, for the commands it has. */
+const IN_THE_API: Record<string, string> = {
+  'webhook add': 'mutation createWebhookEndpoint',
+  'webhook list': 'query webhookEndpoints',
+  'webhook remove': 'mutation deleteWebhookEndpoint',
+  'webhook enable': 'mutation enableWebhookEndpoint',
+};
+
+/**
+ * The refusal of a data folder another process holds: who holds it, why sdg does not open it anyway,
+ * and the ways on. Nothing was opened, so nothing was changed.
+ */
+export function inUseMessage(err: DataFolderInUse, command: string): string {
+  const h = err.holder;
+  if (err.reason === 'other-host') return err.lead;
+  const lines = [
+    err.lead,
+    'Embedded PGlite lets one process at a time open a data folder (a second one corrupts it), so sdg did not open it and changed nothing.',
+  ];
+  if (h.holder !== 'server') {
+    lines.push(`Wait until ${describeHolder(h)} has finished, then run this command again.`);
+    return lines.join('\n');
+  }
+  const api = IN_THE_API[command];
+  const stop = `stop the server (Ctrl-C in its terminal, or kill ${h.pid}), run this command again, then start the server again`;
+  if (api)
+    lines.push(
+      'To go on, either:',
+      `  - ${stop}; or`,
+      `  - with the server running, do it through its GraphQL API${h.url ? ` at ${h.url}/graphql` : ''}: ${api}, with an organization owner's API key (docs/cli.md#while-the-server-runs).`,
+    );
+  else
+    lines.push(
+      `To go on, ${stop}.`,
+      `The server's API has no way to do what \`sdg ${command}\` does. On Postgres (DATABASE_URL) instead of PGlite, sdg and the server can run at the same time (docs/cli.md#while-the-server-runs).`,
+    );
+  return lines.join('\n');
 }
 
 /** A failure as the caller asked for it: a JSON error object, or a line on stderr. */
@@ -140,9 +218,14 @@ function report(io: Io, json: boolean, err: unknown): void {
   else io.err(`sdg: ${msg}`);
 }
 
-async function openDatabase(io: Io, json: boolean): Promise<Database> {
+async function openDatabase(io: Io, json: boolean, command: string): Promise<Database> {
   const cfg = loadConfig();
-  const database = await createDatabase({ url: cfg.databaseUrl, dataDir: cfg.dataDir });
+  const database = await createDatabase({
+    url: cfg.databaseUrl,
+    dataDir: cfg.dataDir,
+    holder: `sdg ${command}`,
+  });
+  if (database.dataLock?.tookOver) io.err(`(${database.dataLock.tookOver})`);
   if (!json) io.err(`(database: ${database.describe})`);
   return database;
 }
