@@ -4,7 +4,7 @@ import { findOrganization, readablePortfolio, type UserModel } from '../../modul
 import { namesUsers } from '../../modules/properties/index.js';
 import {
   type ConnectionModel,
-  listPages,
+  levelPages,
   type RecordModel,
   restPropertiesIn,
   schemaOf,
@@ -46,13 +46,12 @@ async function connections(
 ): Promise<Out[]> {
   const orgId = parents[0].orgId;
   if (parents.some((p) => p.orgId !== orgId)) throw new NotPlanned('parents of two organizations');
-  const pages = await listPages(
+  const pages = await levelPages(
     ctx,
     plan.list,
     orgId,
     parents.map((p) => p.id),
     args(plan, vars),
-    true,
   );
   // Each field's answers for all pages first, then each page's object as one literal.
   const lists: unknown[][] = [];

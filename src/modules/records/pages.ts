@@ -15,8 +15,10 @@ const FACETED = PROPERTY_TYPES.filter((t) => t.facet)
   .replace(/, ([^,]*)$/, ' or $1');
 
 /**
- * One page of a list (a portfolio's records or a link side) as a Relay connection. The parent has
- * already been access-checked by the caller.
+ * One page of a list (a portfolio's records or a link side) as a Relay connection, for a resolver.
+ * The parent has already been access-checked by the caller. The page loader batches (and dedupes)
+ * it with every other field's page of the same tick, and its records are handed to the record
+ * loaders, where a later `node(id)` or field of the same request finds them.
  */
 export async function listPage(
   ctx: Context,
@@ -25,29 +27,55 @@ export async function listPage(
   parentId: string,
   args: ConnectionArgs & QueryArgs,
 ): Promise<ConnectionModel> {
-  const [page] = await listPages(ctx, list, orgId, [parentId], args);
+  const [page] = await pagesOf(ctx, list, orgId, [parentId], args, FOR_RESOLVERS);
   return page;
 }
 
 /**
- * The same page of many parents' lists of one organization, in the parents' order: what a planned
- * query asks for one level at a time. The caller has already checked access to the parents. Unless
- * `planned`, the page loader still batches (and dedupes) the requests with any other field's of the
- * same tick, so this costs no more statements than a listPage per parent; it saves each parent's own
- * async call, query compilation and reads of the schema and users.
+ * The same page of many parents' lists of one organization, in the parents' order: what a plan
+ * (src/graphql/plan) asks for, one level of its query at a time. The caller has already checked
+ * access to the parents. Against listPage per parent, it saves each parent's own async call, query
+ * compilation and reads of the schema and users.
  */
-export async function listPages(
+export function levelPages(
   ctx: Context,
   list: ListName,
   orgId: string,
   parentIds: readonly string[],
   args: ConnectionArgs & QueryArgs,
-  /**
-   * The caller is a plan: it asks for a whole level at once and reads nothing else of the request.
-   * The level goes to the page statement as one batch, without a page-loader key per parent, and no
-   * record is handed to the record loaders (where a later `node(id)` or field would find it).
-   */
-  planned = false,
+): Promise<ConnectionModel[]> {
+  return pagesOf(ctx, list, orgId, parentIds, args, FOR_A_LEVEL);
+}
+
+/** How pagesOf fetches its rows, and whether the record loaders get its records. */
+interface Fetching {
+  rows(ctx: Context, reqs: PageRequest[]): Promise<PageRow[][]>;
+  primesRecordLoaders: boolean;
+}
+
+/** listPage's: through the page loader, with the records primed for later fields. */
+const FOR_RESOLVERS: Fetching = {
+  rows: (ctx, reqs) => Promise.all(reqs.map((r) => ctx.loaders.page.load(r))),
+  primesRecordLoaders: true,
+};
+
+/**
+ * levelPages': a plan asks for a whole level at once and reads nothing else of the request, so the
+ * level goes to the page statement as one batch, without a page-loader key per parent, and no
+ * record is handed to the record loaders.
+ */
+const FOR_A_LEVEL: Fetching = {
+  rows: (ctx, reqs) => ctx.loaders.level(reqs),
+  primesRecordLoaders: false,
+};
+
+async function pagesOf(
+  ctx: Context,
+  list: ListName,
+  orgId: string,
+  parentIds: readonly string[],
+  args: ConnectionArgs & QueryArgs,
+  fetching: Fetching,
 ): Promise<ConnectionModel[]> {
   const w = pageWindow(args);
   const compiling = compileListQuery(ctx, LISTS[list].childKind, orgId, args);
@@ -69,13 +97,8 @@ export async function listPages(
             bound: w.cursor ? decodeBound(ctx, scopes[i], w.cursor, query) : undefined,
           }),
         );
-  const loading = !reqs
-    ? undefined
-    : planned
-      ? ctx.loaders.level(reqs)
-      : Promise.all(reqs.map((r) => ctx.loaders.page.load(r)));
-  const loaded = loading ? await loading : undefined;
-  const record = ctx.loaders.record;
+  const loaded = reqs ? await fetching.rows(ctx, reqs) : undefined;
+  const record = fetching.primesRecordLoaders ? ctx.loaders.record : undefined;
   let named = false;
   const pages = parentIds.map((parentId, i) => {
     const rows = loaded?.[i] ?? [];
@@ -86,7 +109,7 @@ export async function listPages(
     const cursors = new PageCursors(ctx, scopes[i]);
     const edges: Edge[] = [];
     for (const r of pageRows) {
-      if (!planned) record[r.record.kind].prime(r.record.id, r.record);
+      record?.[r.record.kind].prime(r.record.id, r.record);
       named ||= namesUsers(r.record.properties);
       edges.push(new Edge(cursors, r));
     }
