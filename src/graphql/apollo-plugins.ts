@@ -1,10 +1,9 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
-import { GraphQLError } from 'graphql';
 import type { Context } from '../context.js';
-import { AppError, toAppError } from '../errors.js';
+import { appErrorOf } from '../http/error-response.js';
 import type { RequestObservation } from '../observability/http.js';
-import { appErrorOf, rejection } from './errors.js';
+import { rejection } from './errors.js';
 import { checkQueryText } from './input-limits.js';
 import type { GraphQLLimits } from './limits.js';
 import { noOperation } from './seam.js';
@@ -42,13 +41,7 @@ export const errorCodesPlugin: ApolloServerPlugin<Context> = {
 export function countErrorCodes(obs: RequestObservation, errors: readonly unknown[]): void {
   obs.graphqlErrors ??= new Map();
   for (const e of errors) {
-    const original = e instanceof GraphQLError ? e.originalError : undefined;
-    const code =
-      original instanceof AppError
-        ? original.code
-        : e instanceof GraphQLError
-          ? appErrorOf(e).code
-          : toAppError(e).code;
+    const { code } = appErrorOf(e);
     obs.graphqlErrors.set(code, (obs.graphqlErrors.get(code) ?? 0) + 1);
   }
 }

@@ -1,84 +1,38 @@
-import type { FastifyBaseLogger } from 'fastify';
+/**
+ * GraphQL's side of the one mapping from an error to its answer (http/error-response.ts): the
+ * GraphQL error a refusal travels as, and Apollo's formatError.
+ */
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, isErrorCode, RETRY_AFTER_SECONDS, toAppError } from '../errors.js';
-
-/** GraphQL-level codes (Apollo's and graphql-js's) mapped into the closed set. */
-const GRAPHQL_CODES: Record<string, AppError['code']> = {
-  GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
-  GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
-  BAD_USER_INPUT: 'VALIDATION_FAILED',
-  BAD_REQUEST: 'BAD_REQUEST',
-  OPERATION_RESOLUTION_FAILURE: 'BAD_REQUEST',
-  PERSISTED_QUERY_NOT_FOUND: 'BAD_REQUEST',
-  PERSISTED_QUERY_NOT_SUPPORTED: 'BAD_REQUEST',
-};
-
-type Log = Pick<FastifyBaseLogger, 'error'>;
-
-const isClientStatus = (http: unknown) => {
-  const status = (http as { status?: unknown } | undefined)?.status;
-  return typeof status === 'number' && status >= 400 && status < 500;
-};
+import { type ErrorLog, errorResponse } from '../http/error-response.js';
 
 /**
- * The one mapping from a GraphQL error to the closed set of codes, for REST bodies and /graphql
- * `extensions` alike. A domain error travels inside the GraphQL error as its originalError and
- * comes out as the same object; unknown faults are masked, and logged with the id the caller sees.
+ * A refusal before execution (limits, admission, a fault while waiting), as the GraphQL error Apollo
+ * sends: its HTTP status and Retry-After ride in `extensions.http`, and appErrorOf gets its AppError
+ * back. A fault is masked, and logged to `log` if given.
  */
-export function appErrorOf(err: GraphQLError, log?: Log): AppError & { errorId?: string } {
-  const original = err.originalError;
-  if (original instanceof AppError) return original;
-  const code = err.extensions?.code;
-  const mapped =
-    typeof code === 'string'
-      ? (GRAPHQL_CODES[code] ?? (isErrorCode(code) && code !== 'INTERNAL' ? code : undefined))
-      : undefined;
-  if (mapped) return new AppError(mapped, err.message);
-  // Apollo's own refusals of a request (a persisted-query hash that does not match the query)
-  // carry a 4xx status and no cause: the caller's mistake, with a message safe to show.
-  if (!original && isClientStatus(err.extensions?.http)) return new AppError('BAD_REQUEST', err.message);
-  const logged = (errorId: string, e: unknown) => log?.error({ err: e, errorId }, 'unhandled error');
-  // A fault below GraphQL (the database, a bug): TIMEOUT, UNAVAILABLE, or masked INTERNAL.
-  if (original && !(original instanceof GraphQLError)) return toAppError(original, logged);
-  // graphql-js's own: about the request (variables, no path) it is the caller's mistake; during
-  // execution (a path, such as a null for a non-null field) it is ours.
-  return err.path ? toAppError(err, logged) : new AppError('VALIDATION_FAILED', err.message);
-}
-
-/**
- * A domain error refused before execution (limits, admission), as the GraphQL error Apollo sends:
- * its HTTP status and Retry-After ride in `extensions.http`, and appErrorOf gets the AppError back.
- */
-export function rejection(err: AppError): GraphQLError {
-  const retryAfter = RETRY_AFTER_SECONDS[err.code];
-  return new GraphQLError(err.message, {
-    originalError: err,
+export function rejection(err: unknown, log?: ErrorLog): GraphQLError {
+  const r = errorResponse(err, log);
+  return new GraphQLError(r.error.message, {
+    originalError: r.error,
     extensions: {
-      code: err.code,
+      code: r.error.code,
       http: {
-        status: err.status,
-        headers: new Map(retryAfter ? [['retry-after', String(retryAfter)]] : []),
+        status: r.status,
+        headers: new Map(r.retryAfter ? [['retry-after', String(r.retryAfter)]] : []),
       },
     },
   });
 }
 
 /** Apollo's formatError: every GraphQL error carries a code from the closed set, and nothing internal leaks. */
-export function formatGraphQLError(log: Log) {
+export function formatGraphQLError(log: ErrorLog) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const appErr =
-      error instanceof GraphQLError
-        ? appErrorOf(error, log)
-        : toAppError(error, (errorId, e) => log.error({ err: e, errorId }, 'unhandled error'));
+    const r = errorResponse(error, log);
     return {
-      message: appErr.message,
+      message: r.error.message,
       ...(formatted.locations ? { locations: formatted.locations } : {}),
       ...(formatted.path ? { path: formatted.path } : {}),
-      extensions: {
-        code: appErr.code,
-        ...(appErr.details?.length ? { details: appErr.details } : {}),
-        ...(appErr.errorId ? { errorId: appErr.errorId } : {}),
-      },
+      extensions: r.extensions,
     };
   };
 }

@@ -10,13 +10,14 @@ import {
   validate,
 } from 'graphql';
 import { type Context, routeToReadPool } from '../context.js';
-import { AppError, toAppError } from '../errors.js';
+import { AppError } from '../errors.js';
 import type { AdmissionTier } from '../http/admission.js';
+import { appErrorOf } from '../http/error-response.js';
 import { jsonBytes, WrittenJson } from '../http/json-bytes.js';
 import type { Engine, Metrics } from '../observability/metrics.js';
 import type { BoundedNames } from '../observability/names.js';
 import { operationSpan } from '../observability/tracing.js';
-import { appErrorOf, rejection } from './errors.js';
+import { rejection } from './errors.js';
 import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { compileOrNull, JitCache, type JitOptions } from './jit.js';
 import { enforceMeasured, type GraphQLLimits } from './limits.js';
@@ -178,8 +179,7 @@ export class Executor {
       else if (opts.largeCost !== undefined && cost > opts.largeCost) tier = 'large';
       if (tier) await ctx.admit?.(tier);
     } catch (err) {
-      if (err instanceof AppError) return { errors: [rejection(err)] };
-      if (err instanceof GraphQLError) return { errors: [rejection(appErrorOf(err))] };
+      if (err instanceof AppError || err instanceof GraphQLError) return { errors: [rejection(err)] };
       throw err; // the client left while waiting for a slot
     }
     // Passed straight on, never held in this function: see admittedContext.
@@ -251,7 +251,7 @@ export class Executor {
       return { data: new WrittenJson(jsonBytes(data)) as unknown as ExecutionResult['data'] };
     } catch (err) {
       if (err instanceof NotPlanned) return undefined;
-      const app = toAppError(err);
+      const app = appErrorOf(err);
       if (app.code === 'TIMEOUT' || app.code === 'UNAVAILABLE') {
         this.answeredBy(ctx, 'plan', op.operation.operation);
         return { errors: [rejection(app)] };

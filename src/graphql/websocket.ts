@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
-  GraphQLError,
+  type GraphQLError,
   type OperationDefinitionNode,
   subscribe,
 } from 'graphql';
@@ -15,7 +15,7 @@ import type { Context } from '../context.js';
 import type { Database } from '../db/database.js';
 import { forRequest, type StatementCounter } from '../db/database.js';
 import type { DB } from '../db/types.js';
-import { AppError, ERROR_STATUS, type ErrorCode, toAppError } from '../errors.js';
+import { AppError, ERROR_STATUS } from '../errors.js';
 import {
   type Admission,
   type AdmissionTier,
@@ -24,6 +24,7 @@ import {
   operationAdmitter,
 } from '../http/admission.js';
 import { KEY_SHAPE } from '../http/auth.js';
+import { errorResponse, rawErrorResponse } from '../http/error-response.js';
 import { findViewerByHash, hashApiKey, type Viewer } from '../modules/auth/index.js';
 import { type ChangeHub, CLOSE, type Connection } from '../modules/changes/index.js';
 import { LIMIT_CODES, type RequestObservation } from '../observability/http.js';
@@ -32,7 +33,7 @@ import { NO_OPERATION } from '../observability/names.js';
 import { refusalSampler } from '../observability/sampling.js';
 import type { CursorCodec } from '../pagination/cursor.js';
 import { createContext } from '../request-context.js';
-import { appErrorOf, formatGraphQLError, rejection } from './errors.js';
+import { formatGraphQLError, rejection } from './errors.js';
 import { checkLiteralDepth, checkVariables } from './input-limits.js';
 import { enforceLimits, type GraphQLLimits } from './limits.js';
 import type { Seam } from './seam.js';
@@ -128,15 +129,14 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
     // The rate limit's per-address budget, before the handshake: opening sockets is not free either.
     const r = await app.admitUpgrade?.(req).catch(() => ({ allowed: true, retryAfterSeconds: 0 }));
     if (r && !r.allowed) {
-      const body = JSON.stringify({
-        error: {
-          code: 'RATE_LIMITED',
-          message: `Too many WebSocket connections from this address. Retry after ${r.retryAfterSeconds} s.`,
-        },
-      });
-      socket.end(
-        `HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${r.retryAfterSeconds}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      const refusal = new AppError(
+        'RATE_LIMITED',
+        `Too many WebSocket connections from this address. Retry after ${r.retryAfterSeconds} s.`,
+        undefined,
+        r.retryAfterSeconds,
       );
+      // This answer's Content-Type has never named the charset; kept as clients have seen it.
+      socket.end(rawErrorResponse(errorResponse(refusal), 'application/json'));
       return;
     }
     if (socket.destroyed) return;
@@ -243,7 +243,7 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
           handedOn = true;
           return executionArgs(document, payload.operationName, variables, contextValue);
         } catch (err) {
-          const refusal = asRejection(err, app.log);
+          const refusal = rejection(err, app.log);
           observe(obs, r, payload.operationName ?? null, [refusal], true);
           return [refusal];
         } finally {
@@ -263,7 +263,7 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
           );
         } catch (err) {
           // The socket closed while the operation waited for a slot: nobody is left to answer.
-          result = { errors: [asRejection(err, app.log)] };
+          result = { errors: [rejection(err, app.log)] };
         } finally {
           r.release?.();
           r.socket.pending--;
@@ -340,9 +340,11 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
     refused: boolean,
   ): void {
     // Unlogged here: formatting the error for the client logs a masked fault once, with its id.
-    const codes = [...new Set(errors.map((e) => appErrorOf(e).code))];
+    const answers = errors.map((e) => errorResponse(e));
+    const codes = [...new Set(answers.map((a) => a.error.code))];
     const bad = codes.find((c) => ERROR_STATUS[c] >= 500 || LIMIT_CODES.has(c));
-    const status = refused && codes.length ? ERROR_STATUS[codes[0] as ErrorCode] : 200;
+    // A refusal's status as HTTP answers it: its first error's.
+    const status = refused && answers.length ? answers[0].status : 200;
     const seconds = (performance.now() - r.started) / 1000;
     metrics.observeRequest({
       transport: 'ws',
@@ -423,15 +425,6 @@ const tooManyPending = (n: number) =>
     'RATE_LIMITED',
     `This socket already has ${n} operations in progress, the most one socket may have; wait for their answers, or open another socket.`,
   );
-
-/**
- * Any refusal or fault as the GraphQL error a client gets: AppErrors with their code, a database
- * that is down or too slow as UNAVAILABLE or TIMEOUT (as HTTP answers it), the rest masked.
- */
-function asRejection(err: unknown, log: FastifyBaseLogger): GraphQLError {
-  if (err instanceof GraphQLError) return rejection(appErrorOf(err, log));
-  return rejection(toAppError(err, (errorId, e) => log.error({ err: e, errorId }, 'unhandled error')));
-}
 
 function orgOf(viewer: Viewer): string | string[] | undefined {
   const orgs = viewer.orgIds;

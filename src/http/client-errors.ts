@@ -1,8 +1,8 @@
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { AppError, errorBody } from '../errors.js';
+import { AppError } from '../errors.js';
 import { refusalSampler } from '../observability/sampling.js';
+import { errorResponse, rawErrorResponse } from './error-response.js';
 import { isLingering } from './lingering-close.js';
 
 /**
@@ -35,21 +35,19 @@ export function clientErrorHandler(
   // Node's response in flight on this socket; a second status line would corrupt it.
   const answered = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
   if (socket.writable && !answered) {
-    const appErr = answerFor(err.code);
+    const r = errorResponse(answerFor(err.code));
+    const { code } = r.error;
     // Limits (header size, receive time): at warn with the code, sampled, as for requests (observability/http.ts).
-    if (appErr.code !== 'BAD_REQUEST') {
-      const sampled = this ? refusalSampler(this).take(appErr.code) : {};
+    if (code !== 'BAD_REQUEST') {
+      const sampled = this ? refusalSampler(this).take(code) : {};
       if (sampled)
         this?.log?.warn(
-          { code: appErr.code, status: appErr.status, remoteAddress: socket.remoteAddress, ...sampled },
+          { code, status: r.status, remoteAddress: socket.remoteAddress, ...sampled },
           'request refused or failed',
         );
-      this?.metrics?.refusals.inc({ code: appErr.code });
+      this?.metrics?.refusals.inc({ code });
     }
-    const body = JSON.stringify(errorBody(appErr));
-    socket.end(
-      `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(rawErrorResponse(r));
   }
   // end() sends the answer first; a client that never closes its side is cut after a second.
   setTimeout(() => socket.destroy(), 1000).unref();

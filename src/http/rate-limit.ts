@@ -135,12 +135,13 @@ export function installRateLimit(
     reply.header('RateLimit-Policy', `${bucket.burst};w=${Math.ceil(bucket.burst / bucket.perSecond)}`);
     if (!r.allowed) {
       onRefused?.(byKey ? 'key' : 'address');
-      reply.header('Retry-After', String(r.retryAfterSeconds));
       const err = new AppError(
         'RATE_LIMITED',
         byKey
           ? `Too many requests for this API key: ${bucket.perSecond} per second with bursts of ${bucket.burst}. Retry after ${r.retryAfterSeconds} s.`
           : `Too many requests without a valid API key from this address: ${bucket.perSecond} per second with bursts of ${bucket.burst}. Retry after ${r.retryAfterSeconds} s, with a valid key in X-API-Key.`,
+        undefined,
+        r.retryAfterSeconds,
       );
       return sendError(req, reply, err);
     }

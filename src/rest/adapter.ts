@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errorBody } from '../errors.js';
-import { appErrorOf } from '../graphql/errors.js';
+import { AppError } from '../errors.js';
 import type { Seam } from '../graphql/seam.js';
 import { HEAVY_PAGE } from '../http/admission.js';
+import { appErrorOf } from '../http/error-response.js';
+import { sendError } from '../http/errors.js';
 import { JSON_UTF8, jsonBytes } from '../http/json-bytes.js';
 import { operationId } from './names.js';
 import { ParamChecker } from './params.js';
@@ -89,11 +90,9 @@ export function registerRest(app: FastifyInstance, seam: Seam): void {
     app.route({
       method: refused,
       url: path,
-      handler: async (_req, reply) => {
-        reply
-          .header('Allow', allow.join(', '))
-          .status(405)
-          .send(errorBody(methodNotAllowed(path, allow)));
+      handler: async (req, reply) => {
+        reply.header('Allow', allow.join(', '));
+        return sendError(req, reply, methodNotAllowed(path, allow));
       },
     });
   }
