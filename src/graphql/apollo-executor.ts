@@ -2,6 +2,7 @@ import { type ApolloServerPlugin, type GraphQLResponse, HeaderMap } from '@apoll
 import { type ExecutionResult, GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Context } from '../context.js';
 import { HEAVY_GRAPHQL_COST, LARGE_GRAPHQL_COST } from '../http/admission.js';
+import { graphqlStatus } from '../http/error-response.js';
 import { countErrorCodes } from './apollo-plugins.js';
 import type { Seam } from './seam.js';
 
@@ -52,9 +53,9 @@ export function executorPlugin(seam: Seam, formatError: FormatError): ApolloServ
 }
 
 /**
- * The response for a result. Without a status from its errors: 500 when the executor threw, 400 when
- * it refused the request before running it (errors and no data), as Apollo answers both. Also what
- * a known query answered without Apollo sends (direct.ts).
+ * The response for a result: its errors formatted by formatError, its status and Retry-After those
+ * the errors carry, else as Apollo answers (http/error-response.ts `graphqlStatus`). Also what a
+ * known query answered without Apollo sends (direct.ts).
  */
 export function answer(
   ctx: Context,
@@ -66,8 +67,7 @@ export function answer(
   if (!result.errors?.length) return { http, body: { kind: 'single', singleResult: result } };
   if (ctx.obs) countErrorCodes(ctx.obs, result.errors);
   const errors = result.errors.map((e) => formatError(enriched(e, http), e));
-  if (http.status === undefined && thrown) http.status = 500;
-  else if (http.status === undefined && result.data === undefined) http.status = 400;
+  http.status = graphqlStatus(http.status, thrown, result.data);
   return { http, body: { kind: 'single', singleResult: { ...result, errors } } };
 }
 

@@ -81,6 +81,22 @@ export function rawErrorResponse(r: ErrorResponse, contentType = 'application/js
 }
 
 /**
+ * The HTTP status of a GraphQL answer that has errors, as Apollo gives it: the status an error
+ * carries in `extensions.http` (a refusal's, set by graphql/errors.ts `rejection` from this table),
+ * else INTERNAL's when the executor threw, BAD_REQUEST's when the request was refused before it ran
+ * (no data), and none (200) when it ran.
+ */
+export function graphqlStatus(
+  carried: number | undefined,
+  thrown: boolean,
+  data: unknown,
+): number | undefined {
+  if (carried !== undefined) return carried;
+  if (thrown) return ERROR_STATUS.INTERNAL;
+  return data === undefined ? ERROR_STATUS.BAD_REQUEST : undefined;
+}
+
+/**
  * Any thrown value as an error of the closed set. A domain error comes out as the same object (also
  * from inside a GraphQL error); GraphQL's, Fastify's and the database's own errors are mapped into
  * the set; anything else is masked as INTERNAL, logged to `log` with the id the caller sees.

@@ -2,7 +2,13 @@ import { GraphQLError } from 'graphql';
 import { describe, expect, test } from 'vitest';
 import { AppError, notFound } from '../../src/errors.js';
 import { formatGraphQLError, rejection } from '../../src/graphql/errors.js';
-import { appErrorOf, errorResponse, graphqlBody, rawErrorResponse } from '../../src/http/error-response.js';
+import {
+  appErrorOf,
+  errorResponse,
+  graphqlBody,
+  graphqlStatus,
+  rawErrorResponse,
+} from '../../src/http/error-response.js';
 
 const logged: unknown[] = [];
 const log = { error: (o: unknown) => logged.push(o) } as never;
@@ -121,6 +127,13 @@ describe('errorResponse: the one answer of an error', () => {
     expect(fst('FST_ERR_CTP_INVALID_MEDIA_TYPE', 415).status).toBe(415);
     expect(fst('FST_ERR_CTP_INVALID_JSON_BODY', 400).body.error.message).toBe('The body is not valid JSON.');
     expect(fst('SOMETHING_ELSE', 400, 'Unexpected token in JSON').error.code).toBe('BAD_REQUEST');
+  });
+
+  test("a GraphQL answer's status: the one an error carries, else Apollo's", () => {
+    expect(graphqlStatus(503, true, undefined)).toBe(503);
+    expect(graphqlStatus(undefined, true, undefined)).toBe(500);
+    expect(graphqlStatus(undefined, false, undefined)).toBe(400);
+    expect(graphqlStatus(undefined, false, null)).toBeUndefined();
   });
 
   test('a raw answer on a socket: status line, Retry-After, the JSON body', () => {
