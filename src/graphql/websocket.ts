@@ -15,7 +15,7 @@ import type { Context } from '../context.js';
 import type { Database } from '../db/database.js';
 import { forRequest, type StatementCounter } from '../db/database.js';
 import type { DB } from '../db/types.js';
-import { AppError, ERROR_STATUS } from '../errors.js';
+import { AppError } from '../errors.js';
 import {
   type Admission,
   type AdmissionTier,
@@ -27,7 +27,7 @@ import { KEY_SHAPE } from '../http/auth.js';
 import { errorResponse, rawErrorResponse } from '../http/error-response.js';
 import { findViewerByHash, hashApiKey, type Viewer } from '../modules/auth/index.js';
 import { type ChangeHub, CLOSE, type Connection } from '../modules/changes/index.js';
-import { LIMIT_CODES, type RequestObservation } from '../observability/http.js';
+import { LIMIT_CODES, type RequestObservation, warnWorthy } from '../observability/http.js';
 import type { Metrics } from '../observability/metrics.js';
 import { NO_OPERATION } from '../observability/names.js';
 import { refusalSampler } from '../observability/sampling.js';
@@ -342,7 +342,7 @@ export function registerWebSocket(app: FastifyInstance, opts: WebSocketOptions):
     // Unlogged here: formatting the error for the client logs a masked fault once, with its id.
     const answers = errors.map((e) => errorResponse(e));
     const codes = [...new Set(answers.map((a) => a.error.code))];
-    const bad = codes.find((c) => ERROR_STATUS[c] >= 500 || LIMIT_CODES.has(c));
+    const bad = codes.find(warnWorthy);
     // A refusal's status as HTTP answers it: its first error's.
     const status = refused && answers.length ? answers[0].status : 200;
     const seconds = (performance.now() - r.started) / 1000;

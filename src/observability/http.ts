@@ -52,7 +52,8 @@ export const LIMIT_CODES: ReadonlySet<ErrorCode> = new Set([
   'REQUEST_TIMEOUT',
 ]);
 
-const warnWorthy = (code: ErrorCode) => ERROR_STATUS[code] >= 500 || LIMIT_CODES.has(code);
+/** Codes an access line (HTTP's or a socket operation's) reports at warn: a 5xx, or a refusal by a limit. */
+export const warnWorthy = (code: ErrorCode) => ERROR_STATUS[code] >= 500 || LIMIT_CODES.has(code);
 
 /** The codes a request answered with: the error body's, or every code of a /graphql response. */
 function codesOf(o: RequestObservation): ErrorCode[] {
