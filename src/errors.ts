@@ -37,6 +37,15 @@ export const RETRY_AFTER_SECONDS: Partial<Record<keyof typeof ERROR_STATUS, numb
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Every code whose responses carry Retry-After: those above, and RATE_LIMITED, whose seconds are the
+ * refusal's own (when its bucket has a token again), given to its AppError.
+ */
+export const RETRY_AFTER_CODES: ReadonlySet<ErrorCode> = new Set([
+  ...(Object.keys(RETRY_AFTER_SECONDS) as ErrorCode[]),
+  'RATE_LIMITED',
+]);
+
 export interface ErrorDetail {
   /** Property id, field or parameter the problem is about. */
   field?: string;

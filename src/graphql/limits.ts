@@ -2,7 +2,6 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
-  GraphQLError,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
@@ -24,7 +23,9 @@ import {
   TypeNameMetaFieldDef,
   valueFromAST,
 } from 'graphql';
+import { AppError } from '../errors.js';
 import { DEFAULT_PAGE_SIZE } from '../pagination/connection.js';
+import { rejection } from './errors.js';
 
 /** Abuse limits for GraphQL operations; each is configurable through the environment. */
 export interface GraphQLLimits {
@@ -102,8 +103,7 @@ const CEILING = 1e15;
 const add = (a: number, b: number) => Math.min(CEILING, a + b);
 const mul = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.min(CEILING, a * b));
 
-const tooComplex = (message: string) =>
-  new GraphQLError(message, { extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 } } });
+const tooComplex = (message: string) => rejection(new AppError('QUERY_TOO_COMPLEX', message));
 
 /**
  * The longest each introspection list can be in this schema (every field, argument and enum value,

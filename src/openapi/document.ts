@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordKind } from '../db/types.js';
-import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { ERROR_STATUS, type ErrorCode, RETRY_AFTER_CODES } from '../errors.js';
 import { ID_PREFIX } from '../ids.js';
 import {
   PROPERTY_TYPE_NAMES,
@@ -463,7 +463,7 @@ function errorResponses(byStatus: Map<number, ErrorCode[]>): Json {
   for (const [status, codes] of byStatus) {
     out[`Error${status}`] = {
       description: `${STATUS_TEXT[status] ?? 'An error.'} Codes: ${codes.join(', ')}.`,
-      ...(status === 429 || status === 503
+      ...(codes.some((c) => RETRY_AFTER_CODES.has(c))
         ? { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }
         : status === 405
           ? { headers: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } } }
