@@ -1,14 +1,14 @@
 import { getArgumentValues } from 'graphql';
 import type { Context } from '../../context.js';
-import { findOrganization, readablePortfolio, type UserModel } from '../../modules/org/index.js';
+import { findOrganization, readablePortfolio } from '../../modules/org/index.js';
 import { namesUsers } from '../../modules/properties/index.js';
 import {
   type ConnectionModel,
   levelPages,
   type RecordModel,
+  type RecordReads,
+  recordReads,
   restPropertiesIn,
-  schemaOf,
-  userMap,
 } from '../../modules/records/index.js';
 import { type Builder, literal, oncePer, type Part } from './literal.js';
 import type { ArgField, ConnPlan, NodePlan, PageInfoField, RootPlan } from './plan.js';
@@ -157,7 +157,7 @@ async function records(ctx: Context, plan: NodePlan, rs: RecordModel[], vars: Va
 
 /** What a level's records share: the schema and users, each values field's writers, the nested pages. */
 interface RecordEnv {
-  reads: Reads | undefined;
+  reads: RecordReads | undefined;
   /** By the plan's field index: the writers of a `values` field, the answers of a nested connection. */
   writers: ReturnType<typeof valueWriters>[];
   nested: Out[][];
@@ -185,19 +185,15 @@ const recordBuilder = oncePer((plan: NodePlan) =>
   ),
 );
 
-interface Reads {
-  schema: Awaited<ReturnType<typeof schemaOf>>;
-  users: ReadonlyMap<string, UserModel> | undefined;
-}
-
 /** The schema and, when a record names users, the org's user list: what values and properties read. */
-async function prepared(ctx: Context, plan: NodePlan, rs: RecordModel[]): Promise<Reads | undefined> {
+async function prepared(ctx: Context, plan: NodePlan, rs: RecordModel[]): Promise<RecordReads | undefined> {
   if (!plan.fields.some((f) => f.kind === 'values' || f.kind === 'properties')) return undefined;
   const orgId = rs[0].orgId;
   if (rs.some((r) => r.orgId !== orgId)) throw new NotPlanned('records of two organizations');
-  const [schema, users] = await Promise.all([
-    schemaOf(ctx, orgId, plan.kind),
-    rs.some((r) => namesUsers(r.properties)) ? userMap(ctx, orgId) : undefined,
-  ]);
-  return { schema, users };
+  return recordReads(
+    ctx,
+    orgId,
+    plan.kind,
+    rs.some((r) => namesUsers(r.properties)),
+  );
 }

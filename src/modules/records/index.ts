@@ -26,4 +26,11 @@ export {
 } from './types.js';
 export { detailOf } from './user-errors.js';
 export { checkProperties, MAX_PROPERTIES_PER_WRITE, validationFailed } from './validate.js';
-export { restPropertiesIn, schemaOf, typedValueOf, userMap } from './values.js';
+export {
+  type RecordReads,
+  recordReads,
+  restPropertiesIn,
+  schemaOf,
+  typedValueOf,
+  userMap,
+} from './values.js';

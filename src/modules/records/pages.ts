@@ -6,7 +6,7 @@ import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js'
 import { LISTS, type ListName } from './lists.js';
 import type { PageRequest, PageRow } from './repository.js';
 import type { ConnectionModel, EdgeModel, FacetModel, PageInfoModel, RecordModel } from './types.js';
-import { peopleOf, schemaOf, userMap } from './values.js';
+import { peopleOf, recordReads } from './values.js';
 
 /** "select, multi_select or people": the types with facets, for messages. */
 const FACETED = PROPERTY_TYPES.filter((t) => t.facet)
@@ -78,8 +78,7 @@ async function pagesOf(
   fetching: Fetching,
 ): Promise<ConnectionModel[]> {
   const w = pageWindow(args);
-  const compiling = compileListQuery(ctx, LISTS[list].childKind, orgId, args);
-  const query = compiling instanceof Promise ? await compiling : compiling;
+  const query = await compileListQuery(ctx, LISTS[list].childKind, orgId, args);
   // A cursor names its list, parent and query: replayed under another filter, order or search it
   // is refused (INVALID_CURSOR) rather than silently skipping or repeating rows.
   const scopes = parentIds.map((id) => (query.sig ? `${list}:${id}:${query.sig}` : `${list}:${id}`));
@@ -123,8 +122,9 @@ async function pagesOf(
       { ctx, list, orgId, parentId, query },
     );
   });
-  const reads = pages.some((p) => p.edges.length) ? prepareReads(ctx, orgId, list, named) : undefined;
-  if (reads) await reads;
+  // What every record's `properties` and `values` read, loaded once for the page: the records'
+  // resolvers then wait for nothing (values.ts recordReads).
+  if (pages.some((p) => p.edges.length)) await recordReads(ctx, orgId, LISTS[list].childKind, named);
   return pages;
 }
 
@@ -235,17 +235,6 @@ function decodeBound(ctx: Context, scope: string, cursor: string, query: RecordQ
   )
     throw new AppError('INVALID_CURSOR', 'The cursor is malformed.');
   return bound;
-}
-
-/**
- * Loads what every record's `properties` needs once, so that thousands of them resolve synchronously.
- * Undefined when the request has it already (every page after the first): nothing to wait for.
- */
-function prepareReads(ctx: Context, orgId: string, list: ListName, named: boolean) {
-  const schema = schemaOf(ctx, orgId, LISTS[list].childKind);
-  const users = named ? userMap(ctx, orgId) : undefined;
-  if (schema instanceof Promise || users instanceof Promise) return Promise.all([schema, users]);
-  return undefined;
 }
 
 /**

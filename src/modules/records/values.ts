@@ -98,18 +98,64 @@ export async function typedValueOf(
 }
 
 /**
- * Typed values in schema order. Values whose property left the schema, or changed type since they
- * were written, are skipped. Synchronous once the request holds the schema and, for records that
- * name users, the user list (pages load both ahead, pages.ts prepareReads).
+ * What reading records of one kind needs: the kind's schema and, for records that name users, the
+ * organization's users the caller may see.
  */
-export function recordValues(ctx: Context, r: RecordModel): ValueModel[] | Promise<ValueModel[]> {
-  const schema = schemaOf(ctx, r.orgId, r.kind);
-  const users = namesUsers(r.properties) ? userMap(ctx, r.orgId) : undefined;
-  if (!(schema instanceof Promise) && !(users instanceof Promise)) return valuesIn(r, schema, users);
-  return Promise.all([schema, users]).then(([s, u]) => valuesIn(r, s, u));
+export interface RecordReads {
+  schema: PropertySchemaModel;
+  users: Users | undefined;
 }
 
-function valuesIn(r: RecordModel, schema: PropertySchemaModel, users: Users | undefined): ValueModel[] {
+/**
+ * The schema of `kind` in `orgId` and, when `withUsers`, the organization's users: each loaded once
+ * per request, then handed to the synchronous readers (valuesIn, restPropertiesIn) for every record
+ * of a page, so thousands of records cost one wait, not one each. The request keeps the answer
+ * (loadedReads).
+ */
+export async function recordReads(
+  ctx: Context,
+  orgId: string,
+  kind: RecordKind,
+  withUsers: boolean,
+): Promise<RecordReads> {
+  const [schema, users] = await Promise.all([
+    schemaOf(ctx, orgId, kind),
+    withUsers ? userMap(ctx, orgId) : undefined,
+  ]);
+  const reads = { schema, users };
+  const { loaded } = orgMemo(ctx, orgId);
+  if (!loaded[kind]?.users) loaded[kind] = reads;
+  return reads;
+}
+
+/**
+ * What reading `r` needs, when this request has already loaded it with recordReads (a page does,
+ * for its records, before it returns); else undefined. For callers that answer many records one by
+ * one and can use the synchronous readers when they may (records/resolvers.ts).
+ */
+export function loadedReads(ctx: Context, r: RecordModel): RecordReads | undefined {
+  const reads = (ctx.memo?.get(r.orgId) as OrgMemo | undefined)?.loaded[r.kind];
+  return reads && (reads.users || !namesUsers(r.properties)) ? reads : undefined;
+}
+
+/** The reads one record needs: its users only when it names some. */
+const readsOf = (ctx: Context, r: RecordModel) => recordReads(ctx, r.orgId, r.kind, namesUsers(r.properties));
+
+/**
+ * Typed values in schema order. Values whose property left the schema, or changed type since they
+ * were written, are skipped.
+ */
+export async function recordValues(ctx: Context, r: RecordModel): Promise<ValueModel[]> {
+  const { schema, users } = await readsOf(ctx, r);
+  return valuesIn(r, schema, users);
+}
+
+/** recordValues with the schema and users already in hand (recordReads). */
+export function valuesIn(
+  r: RecordModel,
+  schema: PropertySchemaModel,
+  users: Users | undefined,
+): ValueModel[] {
   const out: ValueModel[] = [];
   for (const def of schema.properties) {
     const v = r.properties[def.id];
@@ -125,14 +171,12 @@ function valuesIn(r: RecordModel, schema: PropertySchemaModel, users: Users | un
  * sight, is not shown, as the caller's GET /users/v1 does not list them.
  * One statement per organization, whatever the number of values.
  */
-export function peopleOf(ctx: Context, orgId: string, uids: string[]) {
-  const pick = (users: ReadonlyMap<string, UserModel>) =>
-    uids.map((uid) => {
-      const u = users.get(uid);
-      return u && { id: u.id, email: u.email, name: u.name };
-    });
-  const users = userMap(ctx, orgId);
-  return users instanceof Promise ? users.then(pick) : pick(users);
+export async function peopleOf(ctx: Context, orgId: string, uids: string[]) {
+  const users = await userMap(ctx, orgId);
+  return uids.map((uid) => {
+    const u = users.get(uid);
+    return u && { id: u.id, email: u.email, name: u.name };
+  });
 }
 
 export async function recordValue(
@@ -147,63 +191,41 @@ export async function recordValue(
 }
 
 /**
- * Per-request memo of what a page's records all need (the schema, the org's users), by organization:
- * loaded once, then every record's `properties` and `values` resolve synchronously, which matters
- * on 5000-item pages. A promise until it settles, then the value itself.
+ * The organization's users the caller may see, by id: one load per organization and request,
+ * whatever the number of records and values that name users.
  */
+export function userMap(ctx: Context, orgId: string): Promise<Users> {
+  const memo = orgMemo(ctx, orgId);
+  memo.users ??= visibleOrgUsers(ctx, orgId).then((us) => new Map(us.map((u) => [u.id, u])));
+  return memo.users;
+}
+
+/** Per-request memo of what many resolvers share, by organization (Context.memo). */
 interface OrgMemo {
-  users?: Users | Promise<Users>;
-  schemas: Partial<Record<RecordKind, PropertySchemaModel | Promise<PropertySchemaModel>>>;
+  users?: Promise<Users>;
+  /** recordReads' answers by record kind; with the users once any answer has them. */
+  loaded: Partial<Record<RecordKind, RecordReads>>;
 }
 
 function orgMemo(ctx: Context, orgId: string): OrgMemo {
   ctx.memo ??= new Map();
-  const found = ctx.memo.get(orgId) as OrgMemo | undefined;
-  if (found) return found;
-  const memo: OrgMemo = { schemas: {} };
-  ctx.memo.set(orgId, memo);
+  let memo = ctx.memo.get(orgId) as OrgMemo | undefined;
+  if (!memo) {
+    memo = { loaded: {} };
+    ctx.memo.set(orgId, memo);
+  }
   return memo;
 }
 
-/** The load's promise, which puts its value in the memo once it settles. */
-const settling = <T>(load: Promise<T>, settle: (v: T) => void): Promise<T> =>
-  load.then((v) => {
-    settle(v);
-    return v;
-  });
-
-export function userMap(ctx: Context, orgId: string): Users | Promise<Users> {
-  const memo = orgMemo(ctx, orgId);
-  memo.users ??= settling(
-    visibleOrgUsers(ctx, orgId).then((us) => new Map(us.map((u) => [u.id, u]))),
-    (v) => {
-      memo.users = v;
-    },
-  );
-  return memo.users;
-}
-
-export function schemaOf(
-  ctx: Context,
-  orgId: string,
-  kind: RecordKind,
-): PropertySchemaModel | Promise<PropertySchemaModel> {
-  const { schemas } = orgMemo(ctx, orgId);
-  schemas[kind] ??= settling(ctx.loaders.schema.load({ orgId, kind }), (v) => {
-    schemas[kind] = v;
-  });
-  return schemas[kind];
+/** The property schema of a record kind; the schema loader keeps it for the request. */
+export function schemaOf(ctx: Context, orgId: string, kind: RecordKind): Promise<PropertySchemaModel> {
+  return ctx.loaders.schema.load({ orgId, kind });
 }
 
 /** The REST v1 `properties` map: stored values, with `labels` on select/people and the project location. */
-export function restProperties(
-  ctx: Context,
-  r: RecordModel,
-): Record<string, unknown> | Promise<Record<string, unknown>> {
-  const schema = schemaOf(ctx, r.orgId, r.kind);
-  const users = namesUsers(r.properties) ? userMap(ctx, r.orgId) : undefined;
-  if (!(schema instanceof Promise) && !(users instanceof Promise)) return restPropertiesIn(r, schema, users);
-  return Promise.all([schema, users]).then(([s, u]) => restPropertiesIn(r, s, u));
+export async function restProperties(ctx: Context, r: RecordModel): Promise<Record<string, unknown>> {
+  const { schema, users } = await readsOf(ctx, r);
+  return restPropertiesIn(r, schema, users);
 }
 
 /**
