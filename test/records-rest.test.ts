@@ -364,7 +364,7 @@ describe('deleting a project or contact removes its links, not the linked record
       expect(
         (await env.as.alice.post(`/projects/v1/${project}/contacts`, { contactId: c.body.id }, scope)).status,
       ).toBe(200);
-      await linkParcelsToProject(env.database.db, { ...scope, projectId: project }, [parcel]);
+      await linkParcelsToProject(env.database.db, { ...scope, projectId: project }, [parcel], CLI_ACTOR);
     }
     expect(
       (await env.as.alice.post(`/parcels/v1/${parcel}/contacts`, { contactId: c.body.id }, scope)).status,

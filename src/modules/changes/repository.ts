@@ -1,19 +1,155 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { writesOnCitus } from '../../db/citus.js';
 import { CROSS_TENANT } from '../../db/tenant-guard.js';
+import { inTransaction } from '../../db/transaction.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import type { Actor, ChangeModel, ChangeOp } from './types.js';
 
 /**
- * The change log's SQL. Writers put `logColumns` / `actorValues` into their own statements (a CTE
- * beside the write), so a write and its entry commit or roll back together in one round trip.
+ * Writing the change log. Every writer goes through `writeLogged`: it runs a write and adds the
+ * entries of what the write touched, so the two commit or roll back together. The write is given
+ * once, as the statement that changes the rows; only how it is sent differs by engine:
+ * - on PostgreSQL and PGlite, one statement: the locks, the write and the entries are CTEs of it,
+ *   and the entries' changes are computed in SQL from the rows the write returns (no BEGIN and
+ *   COMMIT, docs/decisions.md#a-write-is-one-statement-or-one-transaction);
+ * - on Citus, statements of one transaction, each one shard task: the locks, the write, and the
+ *   entries as an INSERT … VALUES of constants computed here from the rows the write returned.
+ *   A CTE that reads no distributed table (the locks) or inserts from a SELECT is planned on the
+ *   coordinator there, and a subquery in VALUES is refused (docs/scaling.md#the-change-log-on-citus).
  */
 
-/** The columns a writer's `insert into change_log (…)` names, in the order `actorValues` fills the last three. */
-export const logColumns = sql`org_id, portfolio_id, record_kind, record_id, op, related_id, changes, user_id, key_id, source`;
+/** One change-log entry of a write: one per row the write returns, or once when there is no write. */
+export interface LogEntry {
+  kind: RecordKind;
+  op: ChangeOp;
+  /** The record; a schema change's property. Omitted: the written row's `id`. */
+  recordId?: string;
+  /** Link and unlink: the other record. */
+  relatedId?: string;
+  /** Null for a schema change. */
+  portfolioId: string | null;
+  /**
+   * The properties that changed, from columns of the written row: those of `keys` whose value differs
+   * between `before` and `after`; a create (only `after`) or a delete (only `before`) logs them all.
+   */
+  properties?: { before: string; after: string; keys: string[] } | { before: string } | { after: string };
+  /** Or the change as a constant (a schema change's definitions). Neither: `{}` (a link). */
+  changes?: Record<string, unknown>;
+}
 
-export const actorValues = (a: Actor): RawBuilder<unknown> =>
-  sql`${a.userId}::text, ${a.keyId}::text, ${a.source}::text`;
+/**
+ * How a write waits for the record locks of `writeLogged`: put `ok` in its WHERE, or insert
+ * `values(row)`. A write given locks must use one: in the one statement of PostgreSQL the locks are
+ * taken where the write asks for them, before it touches a row.
+ */
+export interface Locked {
+  /** A condition that holds once the locks are taken. */
+  ok: RawBuilder<unknown>;
+  /** An INSERT's one row (its values, comma-separated), inserted once the locks are taken. */
+  values: (row: RawBuilder<unknown>) => RawBuilder<unknown>;
+}
+
+export interface LoggedWrite<R> {
+  orgId: string;
+  actor: Actor;
+  /** Records to lock before the write, so one record's entries keep its commit order (see recordLocks). */
+  lock?: string[];
+  /**
+   * The statement that writes: an INSERT, UPDATE or DELETE … RETURNING `org_id` and the columns the
+   * entries name. Or none: the caller wrote in its own transaction, and `entries` are constants.
+   */
+  write?: (locked: Locked) => RawBuilder<R>;
+  entries: LogEntry[];
+}
+
+/**
+ * Runs a write and logs its entries, atomically: the one way into the change log. Returns the rows
+ * the write returned.
+ */
+export async function writeLogged<R extends object>(db: Kysely<DB>, w: LoggedWrite<R>): Promise<R[]> {
+  const { write } = w;
+  if (!write) {
+    if (w.entries.length) await logInsert(w.entries.map((e) => entryValues(w, e, null))).execute(db);
+    return [];
+  }
+  if (await writesOnCitus())
+    return inTransaction(db, async (tx) => {
+      if (w.lock?.length) await lockRecords(tx, w.orgId, w.lock);
+      const { rows } = await write(UNLOCKED).execute(tx);
+      const values = rows.flatMap((row) =>
+        w.entries.map((e) => entryValues(w, e, row as Record<string, unknown>)),
+      );
+      if (values.length) await logInsert(values).execute(tx);
+      return rows;
+    });
+  const locks = w.lock?.length ? sql`lk as (${recordLocks(w.orgId, w.lock)}), ` : sql``;
+  const { rows } = await sql<R>`
+    with ${locks}w as (${write(w.lock?.length ? LOCKED : UNLOCKED)}),
+    log as (${logInsert(
+      w.entries.map((e) => entryValues(w, e, 'w')),
+      w,
+    )})
+    select * from w`.execute(db);
+  return rows;
+}
+
+/** The locks taken by a statement of their own, before the write (Citus), or none to wait for. */
+const UNLOCKED: Locked = { ok: sql`true`, values: (row) => sql`values (${row})` };
+
+/** The locks of the write's own statement: the `lk` CTE. */
+const LOCKED: Locked = {
+  ok: sql`(select lk.ok from lk)`,
+  values: (row) => sql`select ${row} from lk where lk.ok`,
+};
+
+/**
+ * The change log's one INSERT: rows of (org, portfolio, kind, record, op, related record, changes,
+ * user, key, source) as constants, or, inside a write's statement, as SQL over each row the write
+ * (`w`) returns, filtered on its org as every statement on a tenant table is (src/db/tenant-guard.ts).
+ */
+const logInsert = (rows: RawBuilder<unknown>[], overWriteOf?: { orgId: string }) =>
+  sql`insert into change_log (org_id, portfolio_id, record_kind, record_id, op, related_id, changes, user_id, key_id, source)
+    ${
+      overWriteOf
+        ? sql`select e.* from w cross join lateral (values ${sql.join(rows)}) e where w.org_id = ${overWriteOf.orgId}`
+        : sql`values ${sql.join(rows)}`
+    }`;
+
+/** One entry's row for logInsert: over the write's rows in SQL (`w`), from a row it returned, or from nothing. */
+function entryValues(
+  w: { orgId: string; actor: Actor },
+  e: LogEntry,
+  row: 'w' | Record<string, unknown> | null,
+): RawBuilder<unknown> {
+  const id = e.recordId ?? (row === 'w' ? sql`w.id` : row?.id);
+  if (id === undefined || (e.properties && !row)) throw new Error(`a ${e.op} entry needs the written row`);
+  const changes =
+    row === 'w'
+      ? changesInSql(e)
+      : sql`${JSON.stringify(e.properties && row ? changesOf(e.properties, row) : (e.changes ?? {}))}::jsonb`;
+  const a = w.actor;
+  return sql`(${w.orgId}::text, ${e.portfolioId}::text, ${e.kind}::text, ${id}::text, ${e.op}::text,
+    ${e.relatedId ?? null}::text, ${changes}, ${a.userId}::text, ${a.keyId}::text, ${a.source}::text)`;
+}
+
+function changesInSql(e: LogEntry): RawBuilder<unknown> {
+  const p = e.properties;
+  const col = (name: string) => sql.ref(`w.${name}`);
+  if (!p) return sql`${JSON.stringify(e.changes ?? {})}::jsonb`;
+  if ('before' in p && 'after' in p) return propertyDiff(col(p.before), col(p.after), p.keys);
+  return 'before' in p
+    ? wholeRecordChange(col(p.before), 'before')
+    : wholeRecordChange(col(p.after), 'after');
+}
+
+type Props = Record<string, unknown> | null;
+
+/** changesInSql for a row the write returned. */
+function changesOf(p: NonNullable<LogEntry['properties']>, row: Record<string, unknown>) {
+  const before = 'before' in p ? (row[p.before] as Props) : null;
+  const after = 'after' in p ? (row[p.after] as Props) : null;
+  return diffProperties(before, after, 'keys' in p ? p.keys : undefined);
+}
 
 /**
  * A one-row query that takes a transaction-level advisory lock per record (in sorted order, so two
@@ -23,51 +159,13 @@ export const actorValues = (a: Actor): RawBuilder<unknown> =>
  * one committed, and the log's (tx, seq) order is that record's commit order. A row lock alone
  * would not do: a transaction gets its id before it waits for the row.
  */
-export const recordLocks = (orgId: string, ids: string[]) =>
+const recordLocks = (orgId: string, ids: string[]) =>
   sql`select bool_and(pg_advisory_xact_lock(hashtextextended(${orgId}::text || ':' || x, 0)) is not null) as ok
     from unnest(${[...ids].sort()}::text[]) x`;
 
 /** The same locks as a statement of their own: the first of a multi-statement write. */
 export async function lockRecords(db: Kysely<DB>, orgId: string, ids: string[]): Promise<void> {
   await recordLocks(orgId, ids).execute(db);
-}
-
-/** One entry as constants, for a writer that logs by a statement of its own (on Citus). */
-export interface LogEntry {
-  orgId: string;
-  portfolioId: string | null;
-  kind: RecordKind;
-  recordId: string;
-  op: ChangeOp;
-  relatedId: string | null;
-  changes: Record<string, { before: unknown; after: unknown }>;
-}
-
-/**
- * Entries as one multi-row `INSERT … VALUES` of constants: Citus routes it to the org's shard as one
- * task, where an INSERT … SELECT (or a subquery in VALUES) would go through the coordinator.
- */
-export async function insertEntries(db: Kysely<DB>, entries: LogEntry[], actor: Actor): Promise<void> {
-  if (!entries.length) return;
-  const rows = entries.map(
-    (e) =>
-      sql`(${e.orgId}::text, ${e.portfolioId}::text, ${e.kind}::text, ${e.recordId}::text, ${e.op}::text, ${e.relatedId}::text, ${JSON.stringify(e.changes)}::jsonb, ${actorValues(actor)})`,
-  );
-  await sql`insert into change_log (${logColumns}) values ${sql.join(rows)}`.execute(db);
-}
-
-/**
- * One record's create, update or delete as its entry (no related record), with the property diff
- * computed in the process from the row before and after: a record write's log statement on Citus.
- */
-export function logOne(
-  db: Kysely<DB>,
-  record: { orgId: string; portfolioId: string | null; kind: RecordKind; recordId: string },
-  op: 'create' | 'update' | 'delete',
-  changes: LogEntry['changes'],
-  actor: Actor,
-): Promise<void> {
-  return insertEntries(db, [{ ...record, op, relatedId: null, changes }], actor);
 }
 
 /** Sorted-key JSON, so two jsonb values compare equal exactly when the database would say so. */
@@ -82,9 +180,9 @@ const canonical = (v: unknown): string =>
           .join(',')}}`;
 
 /** `propertyDiff` / `wholeRecordChange` computed in the process (missing counts as null, as `->` gives). */
-export function diffProperties(
-  before: Record<string, unknown> | null,
-  after: Record<string, unknown> | null,
+function diffProperties(
+  before: Props,
+  after: Props,
   keys?: string[],
 ): Record<string, { before: unknown; after: unknown }> {
   const out: Record<string, { before: unknown; after: unknown }> = {};
@@ -97,79 +195,13 @@ export function diffProperties(
 }
 
 /** jsonb of `{ propertyId: { before, after } }` from one properties map (create: after; delete: before). */
-export const wholeRecordChange = (props: RawBuilder<unknown>, side: 'before' | 'after') =>
+const wholeRecordChange = (props: RawBuilder<unknown>, side: 'before' | 'after') =>
   sql`(select coalesce(jsonb_object_agg(e.key, jsonb_build_object('before', ${side === 'before' ? sql`e.value` : sql`null::jsonb`}, 'after', ${side === 'after' ? sql`e.value` : sql`null::jsonb`})), '{}'::jsonb) from jsonb_each(${props}) e)`;
 
 /** jsonb of the listed properties whose value differs between two maps. */
-export const propertyDiff = (before: RawBuilder<unknown>, after: RawBuilder<unknown>, keys: string[]) =>
+const propertyDiff = (before: RawBuilder<unknown>, after: RawBuilder<unknown>, keys: string[]) =>
   sql`(select coalesce(jsonb_object_agg(k, jsonb_build_object('before', ${before} -> k, 'after', ${after} -> k)), '{}'::jsonb)
     from unnest(${keys}::text[]) k where (${before} -> k) is distinct from (${after} -> k))`;
-
-/**
- * For an INSERT … SELECT on Citus: the coordinator's transaction id as a constant `tx`. Pushed down,
- * the column's default would be the worker's id, which the feed (on the coordinator's horizon)
- * cannot compare. Elsewhere nothing: the default is the one transaction's id.
- */
-async function explicitTx(db: Kysely<DB>): Promise<{ col: RawBuilder<unknown>; val: RawBuilder<unknown> }> {
-  if (!(await writesOnCitus())) return { col: sql``, val: sql`` };
-  const { rows } = await sql<{ tx: string }>`select pg_current_xact_id()::text as tx`.execute(db);
-  return { col: sql`, tx`, val: sql`, ${rows[0].tx}::xid8` };
-}
-
-/** Both sides of link changes: one entry on each record, naming the other. */
-export async function logLinks(
-  db: Kysely<DB>,
-  k: { orgId: string; portfolioId: string },
-  pairs: { aKind: RecordKind; a: string; bKind: RecordKind; b: string }[],
-  op: 'link' | 'unlink',
-  actor: Actor,
-): Promise<void> {
-  for (let i = 0; i < pairs.length; i += 1000) {
-    const rows = pairs
-      .slice(i, i + 1000)
-      .flatMap((p) => [
-        sql`(${p.aKind}::text, ${p.a}::text, ${p.b}::text)`,
-        sql`(${p.bKind}::text, ${p.b}::text, ${p.a}::text)`,
-      ]);
-    const x = await explicitTx(db);
-    await sql`insert into change_log (${logColumns}${x.col})
-      select ${k.orgId}, ${k.portfolioId}, s.kind, s.rid, ${op}, s.other, '{}'::jsonb, ${actorValues(actor)}${x.val}
-      from (values ${sql.join(rows)}) s(kind, rid, other)`.execute(db);
-  }
-}
-
-/** Creates of records inserted by bulk (the parcel import), read back from their rows. */
-export async function logBulkCreates(
-  db: Kysely<DB>,
-  kind: RecordKind,
-  orgId: string,
-  ids: string[],
-  actor: Actor,
-): Promise<void> {
-  if (!ids.length) return;
-  const t = sql.table(`${kind}s`);
-  const x = await explicitTx(db);
-  await sql`insert into change_log (${logColumns}${x.col})
-    select r.org_id, r.portfolio_id, ${kind}, r.id, 'create', null, ${wholeRecordChange(sql`r.properties`, 'after')}, ${actorValues(actor)}${x.val}
-    from ${t} r where r.org_id = ${orgId} and r.id in (${sql.join(ids)})`.execute(db);
-}
-
-/** A schema change: the property's definition before (null when new) and after. */
-export async function logSchemaChange(
-  db: Kysely<DB>,
-  orgId: string,
-  kind: RecordKind,
-  propertyId: string,
-  after: unknown,
-  actor: Actor,
-): Promise<void> {
-  const x = await explicitTx(db);
-  await sql`insert into change_log (${logColumns}${x.col})
-    select ${orgId}, null, ${kind}, ${propertyId}, 'schema', null,
-      jsonb_build_object('before', (select jsonb_build_object('name', d.name, 'type', d.property_type, 'options', d.options, 'required', d.required)
-        from property_defs d where d.org_id = ${orgId} and d.kind = ${kind} and d.id = ${propertyId}), 'after', ${JSON.stringify(after)}::jsonb),
-      ${actorValues(actor)}${x.val}`.execute(db);
-}
 
 interface ChangeRow {
   org_id: string;

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { CLI_ACTOR, lockRecords, logBulkCreates, logLinks, ringChanges } from '../changes/index.js';
+import { CLI_ACTOR, lockRecords, ringChanges } from '../changes/index.js';
 import { linkParcelsToProject } from '../links/index.js';
 import { orgUsersByIds } from '../org/index.js';
 import { propertyType } from '../properties/index.js';
@@ -155,21 +155,12 @@ async function insertParcels(tx: Kysely<DB>, opts: ImportOptions, records: BulkR
   const created: string[] = [];
   const chunk = 500;
   for (let i = 0; i < records.length; i += chunk) {
-    const ids = await bulkInsertRecords(tx, 'parcel', orgId, portfolioId, records.slice(i, i + chunk));
     // Each parcel's creation is logged in the import's transaction, all or nothing with it.
-    await logBulkCreates(tx, 'parcel', orgId, ids, CLI_ACTOR);
+    const slice = records.slice(i, i + chunk);
+    const ids = await bulkInsertRecords(tx, 'parcel', orgId, portfolioId, slice, CLI_ACTOR);
     created.push(...ids);
     opts.onProgress?.(created.length, records.length);
   }
-  if (projectId) {
-    await linkParcelsToProject(tx, { orgId, portfolioId, projectId }, created);
-    const pairs = created.map((id) => ({
-      aKind: 'project' as const,
-      a: projectId,
-      bKind: 'parcel' as const,
-      b: id,
-    }));
-    await logLinks(tx, { orgId, portfolioId }, pairs, 'link', CLI_ACTOR);
-  }
+  if (projectId) await linkParcelsToProject(tx, { orgId, portfolioId, projectId }, created, CLI_ACTOR);
   return created;
 }

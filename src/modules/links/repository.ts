@@ -1,15 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import { writesOnCitus } from '../../db/citus.js';
-import type { DB } from '../../db/types.js';
+import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
-import {
-  type Actor,
-  actorValues,
-  insertEntries,
-  lockRecords,
-  logColumns,
-  recordLocks,
-} from '../changes/index.js';
+import { type Actor, type LogEntry, writeLogged } from '../changes/index.js';
 import { areaWeightedCentroid } from '../records/index.js';
 
 export type ContactLinkTable = 'project_contacts' | 'parcel_contacts';
@@ -23,37 +15,25 @@ export interface LinkKey {
   contactId: string;
 }
 
-/** The change-log rows of a contact link: one on each side, naming the other. */
-const linkSides = (table: ContactLinkTable, k: LinkKey) =>
-  sql`(values (${PARENT_KIND[table]}::text, ${k.parentId}::text, ${k.contactId}::text), ('contact', ${k.contactId}, ${k.parentId})) s(kind, rid, other)`;
-
-/** linkSides as constants: one entry on each record, naming the other (the Citus form). */
-const linkEntries = (table: ContactLinkTable, k: LinkKey, op: 'link' | 'unlink') => [
-  {
-    orgId: k.orgId,
-    portfolioId: k.portfolioId,
-    kind: PARENT_KIND[table],
-    recordId: k.parentId,
-    op,
-    relatedId: k.contactId,
-    changes: {},
-  },
-  {
-    orgId: k.orgId,
-    portfolioId: k.portfolioId,
-    kind: 'contact' as const,
-    recordId: k.contactId,
-    op,
-    relatedId: k.parentId,
-    changes: {},
-  },
+/** The change-log entries of a link or unlink: one on each record, naming the other. */
+const linkEntries = (
+  op: 'link' | 'unlink',
+  portfolioId: string,
+  a: [RecordKind, string],
+  b: [RecordKind, string],
+): LogEntry[] => [
+  { kind: a[0], recordId: a[1], op, relatedId: b[1], portfolioId },
+  { kind: b[0], recordId: b[1], op, relatedId: a[1], portfolioId },
 ];
+
+const contactEntries = (table: ContactLinkTable, k: LinkKey, op: 'link' | 'unlink') =>
+  linkEntries(op, k.portfolioId, [PARENT_KIND[table], k.parentId], ['contact', k.contactId]);
 
 /**
  * Links a contact; an existing link is left as it is (idempotent, never a second row, no log
  * entry). The foreign keys include the portfolio, so a link across portfolios, or to a record
  * deleted meanwhile, fails in the database: false then, true when the pair is linked. A new link
- * is logged on both records in the same statement.
+ * is logged on both records.
  */
 export async function link(
   db: Kysely<DB>,
@@ -62,27 +42,16 @@ export async function link(
   actor: Actor,
 ): Promise<boolean> {
   try {
-    if (await writesOnCitus()) {
-      await lockRecords(db, k.orgId, [k.parentId, k.contactId]);
-      const { rows } = await sql`
+    await writeLogged(db, {
+      orgId: k.orgId,
+      actor,
+      lock: [k.parentId, k.contactId],
+      write: (locked) => sql<{ org_id: string }>`
         insert into ${sql.table(table)} (org_id, portfolio_id, ${sql.ref(PARENT_COL[table])}, contact_id)
-        values (${k.orgId}, ${k.portfolioId}, ${k.parentId}, ${k.contactId})
-        on conflict do nothing returning org_id`.execute(db);
-      if (rows.length) await insertEntries(db, linkEntries(table, k, 'link'), actor);
-      return true;
-    }
-    await sql`
-      with lk as (${recordLocks(k.orgId, [k.parentId, k.contactId])}), ins as (
-        insert into ${sql.table(table)} (org_id, portfolio_id, ${sql.ref(PARENT_COL[table])}, contact_id)
-        select ${k.orgId}, ${k.portfolioId}, ${k.parentId}, ${k.contactId} from lk where lk.ok
-        on conflict do nothing
-        returning org_id, portfolio_id
-      ), log as (
-        insert into change_log (${logColumns})
-        select ins.org_id, ins.portfolio_id, s.kind, s.rid, 'link', s.other, '{}'::jsonb, ${actorValues(actor)}
-        from ins cross join ${linkSides(table, k)} where ins.org_id = ${k.orgId}
-      )
-      select 1`.execute(db);
+        ${locked.values(sql`${k.orgId}, ${k.portfolioId}, ${k.parentId}, ${k.contactId}`)}
+        on conflict do nothing returning org_id`,
+      entries: contactEntries(table, k, 'link'),
+    });
     return true;
   } catch (err) {
     if (isForeignKeyViolation(err)) return false;
@@ -97,26 +66,17 @@ export async function unlink(
   k: LinkKey,
   actor: Actor,
 ): Promise<boolean> {
-  if (await writesOnCitus()) {
-    await lockRecords(db, k.orgId, [k.parentId, k.contactId]);
-    const { rows } = await sql`
+  const rows = await writeLogged(db, {
+    orgId: k.orgId,
+    actor,
+    lock: [k.parentId, k.contactId],
+    write: (locked) => sql<{ org_id: string }>`
       delete from ${sql.table(table)}
       where org_id = ${k.orgId} and ${sql.ref(PARENT_COL[table])} = ${k.parentId} and contact_id = ${k.contactId}
-      returning org_id`.execute(db);
-    if (rows.length) await insertEntries(db, linkEntries(table, k, 'unlink'), actor);
-    return rows.length > 0;
-  }
-  const { rows } = await sql`
-    with lk as (${recordLocks(k.orgId, [k.parentId, k.contactId])}), del as (
-      delete from ${sql.table(table)} l using lk
-      where l.org_id = ${k.orgId} and l.${sql.ref(PARENT_COL[table])} = ${k.parentId} and l.contact_id = ${k.contactId} and lk.ok
-      returning l.org_id, l.portfolio_id
-    ), log as (
-      insert into change_log (${logColumns})
-      select del.org_id, del.portfolio_id, s.kind, s.rid, 'unlink', s.other, '{}'::jsonb, ${actorValues(actor)}
-      from del cross join ${linkSides(table, k)} where del.org_id = ${k.orgId}
-    )
-    select 1 from del`.execute(db);
+        and ${locked.ok}
+      returning org_id`,
+    entries: contactEntries(table, k, 'unlink'),
+  });
   return rows.length > 0;
 }
 
@@ -126,11 +86,13 @@ export async function unlink(
  * checks do not wait for), so concurrent imports into one project take turns, and each recomputation
  * sees the parcels every earlier import committed. Without the lock, two imports each computed the
  * centroid of the old parcels plus their own, and the last commit dropped the other's parcels.
+ * Each link is logged on both records (the parcels are new, so every pair is a new link).
  */
 export async function linkParcelsToProject(
   db: Kysely<DB>,
   k: { orgId: string; portfolioId: string; projectId: string },
   parcelIds: string[],
+  actor: Actor,
 ): Promise<void> {
   await db
     .selectFrom('projects')
@@ -139,11 +101,12 @@ export async function linkParcelsToProject(
     .where('id', '=', k.projectId)
     .forNoKeyUpdate()
     .execute();
-  if (parcelIds.length) {
+  for (let i = 0; i < parcelIds.length; i += 1000) {
+    const ids = parcelIds.slice(i, i + 1000);
     await db
       .insertInto('project_parcels')
       .values(
-        parcelIds.map((id) => ({
+        ids.map((id) => ({
           org_id: k.orgId,
           portfolio_id: k.portfolioId,
           project_id: k.projectId,
@@ -152,6 +115,13 @@ export async function linkParcelsToProject(
       )
       .onConflict((oc) => oc.doNothing())
       .execute();
+    await writeLogged(db, {
+      orgId: k.orgId,
+      actor,
+      entries: ids.flatMap((id) =>
+        linkEntries('link', k.portfolioId, ['project', k.projectId], ['parcel', id]),
+      ),
+    });
   }
   await recomputeProjectLocation(db, k.orgId, k.projectId);
 }

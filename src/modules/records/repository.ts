@@ -1,21 +1,9 @@
 import { createQueryId, type Kysely, PostgresQueryCompiler, type RawBuilder, sql } from 'kysely';
-import { writesOnCitus } from '../../db/citus.js';
 import { executeCompiled } from '../../db/database.js';
-import { inTransaction } from '../../db/transaction.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
-import {
-  type Actor,
-  actorValues,
-  diffProperties,
-  lockRecords,
-  logColumns,
-  logOne,
-  propertyDiff,
-  recordLocks,
-  wholeRecordChange,
-} from '../changes/index.js';
+import { type Actor, writeLogged } from '../changes/index.js';
 import { PLAIN_QUERY, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
 import { RECORD_TABLE, RECORD_TYPENAME, type RecordModel, type StoredValue } from './types.js';
@@ -408,7 +396,7 @@ export async function parcelGeometries(db: Kysely<DB>, orgIds: readonly string[]
 }
 
 /**
- * Inserts one record and its change-log entry in one statement; undefined when its portfolio does
+ * Inserts one record and logs it (with its values as "after"); undefined when its portfolio does
  * not exist (anymore). `created_at` and `updated_at` come from one clock reading (the statement's
  * start; the two column defaults, on clock_timestamp(), could straddle a millisecond), in a plain
  * VALUES row: Citus routes it to one shard.
@@ -422,36 +410,17 @@ export async function insertRecord(
   actor: Actor,
 ): Promise<RecordModel | undefined> {
   try {
-    if (await writesOnCitus())
-      return await inTransaction(db, async (tx) => {
-        const { rows } = await sql<RecordRow>`
-          insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
-          values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
-            date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
-          returning ${recordColumns(kind, RECORD_TABLE[kind])}`.execute(tx);
-        const r = rows[0];
-        await logOne(
-          tx,
-          { orgId, portfolioId, kind, recordId: r.id },
-          'create',
-          diffProperties(null, r.properties),
-          actor,
-        );
-        return toRecord(kind, r);
-      });
-    const { rows } = await sql<RecordRow>`
-      with ins as (
+    const [r] = await writeLogged(db, {
+      orgId,
+      actor,
+      write: () => sql<RecordRow>`
         insert into ${sql.table(RECORD_TABLE[kind])} (org_id, portfolio_id, id, properties, created_at, updated_at)
         values (${orgId}, ${portfolioId}, ${newId(RECORD_TYPENAME[kind])}, ${JSON.stringify(properties)}::jsonb,
           date_trunc('milliseconds', statement_timestamp()), date_trunc('milliseconds', statement_timestamp()))
-        returning *
-      ), log as (
-        insert into change_log (${logColumns})
-        select ins.org_id, ins.portfolio_id, ${kind}, ins.id, 'create', null, ${wholeRecordChange(sql`ins.properties`, 'after')}, ${actorValues(actor)}
-        from ins where ins.org_id = ${orgId}
-      )
-      select ${recordColumns(kind, 'ins')} from ins`.execute(db);
-    return toRecord(kind, rows[0]);
+        returning ${recordColumns(kind, RECORD_TABLE[kind])}`,
+      entries: [{ kind, op: 'create', portfolioId, properties: { after: 'properties' } }],
+    });
+    return toRecord(kind, r);
   } catch (err) {
     if (isForeignKeyViolation(err)) return undefined;
     throw err;
@@ -462,14 +431,15 @@ export async function insertRecord(
 export type UpdateOutcome = { record: RecordModel } | { missing: true } | { conflict: true };
 
 /**
- * A partial update and its change-log entry in one statement: a jsonb merge of the set values and
- * removal of the cleared keys, so concurrent updates of different properties all survive.
- * `updated_at` strictly increases. The row is locked first and its properties as locked are the
- * entry's "before", so concurrent updates log a chain where each one's before is the last one's
- * after. With `expectedUpdatedAt`, the update happens only if the record still has that version.
- * The time comes from this process, and the millisecond is added in UTC: Citus refuses a volatile
- * function in an UPDATE, and a stable one (timestamptz + interval) beside a column. The floor of one
- * millisecond past the old value keeps it increasing whatever the clocks say.
+ * A partial update, logged: a jsonb merge of the set values and removal of the cleared keys, so
+ * concurrent updates of different properties all survive. `updated_at` strictly increases. The row
+ * is locked first (a sub-select FOR UPDATE joined to the update: Citus runs that form as one task)
+ * and its properties as locked are the entry's "before", so concurrent updates log a chain where
+ * each one's before is the last one's after. With `expectedUpdatedAt`, the update
+ * happens only if the record still has that version. The time comes from this process, and the
+ * millisecond is added in UTC: Citus refuses a volatile function in an UPDATE, and a stable one
+ * (timestamptz + interval) beside a column. The floor of one millisecond past the old value keeps
+ * it increasing whatever the clocks say.
  */
 export async function updateRecord(
   db: Kysely<DB>,
@@ -482,80 +452,33 @@ export async function updateRecord(
 ): Promise<UpdateOutcome> {
   const t = sql.table(RECORD_TABLE[kind]);
   const version = expectedUpdatedAt
-    ? sql`and r.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
+    ? sql`and o.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
     : sql``;
-  const keys = [...Object.keys(set), ...clear];
-  if (await writesOnCitus())
-    return inTransaction(db, (tx) =>
-      updateOnCitus(tx, kind, key, set, clear, actor, keys, expectedUpdatedAt),
-    );
-  const { rows } = await sql<RecordRow & { matched: boolean }>`
-    with lk as (${recordLocks(key.orgId, [key.id])}), old as (
-      select r.org_id, r.id, r.properties from ${t} r, lk
-      where r.org_id = ${key.orgId} and r.portfolio_id = ${key.portfolioId} and r.id = ${key.id} ${version} and lk.ok
-      for update of r
-    ), upd as (
+  const [r] = await writeLogged(db, {
+    orgId: key.orgId,
+    actor,
+    lock: [key.id],
+    write: (locked) => sql<RecordRow & { before: Record<string, unknown> }>`
       update ${t} r set
         properties = (r.properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
         updated_at = greatest(${new Date().toISOString()}::timestamptz,
           ((r.updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
-      from old where r.org_id = old.org_id and r.id = old.id
-      returning r.*, old.properties as old_properties
-    ), log as (
-      insert into change_log (${logColumns})
-      select upd.org_id, upd.portfolio_id, ${kind}, upd.id, 'update', null,
-        ${propertyDiff(sql`upd.old_properties`, sql`upd.properties`, keys)}, ${actorValues(actor)}
-      from upd where upd.org_id = ${key.orgId}
-    )
-    select ${recordColumns(kind, 'upd')}, true as matched from upd`.execute(db);
-  if (rows[0]) return { record: toRecord(kind, rows[0]) };
-  if (!expectedUpdatedAt) return { missing: true };
-  const still = await recordInPortfolio(db, kind, key);
-  return still ? { conflict: true } : { missing: true };
-}
-
-/**
- * updateRecord on Citus, as three single-task statements of the caller's transaction: the record's
- * advisory lock (before the transaction has an id, as recordLocks explains), the update joined to
- * the locked row as it was (its properties are the entry's "before"), and the entry.
- */
-async function updateOnCitus(
-  db: Kysely<DB>,
-  kind: RecordKind,
-  key: { orgId: string; portfolioId: string; id: string },
-  set: Record<string, StoredValue>,
-  clear: string[],
-  actor: Actor,
-  keys: string[],
-  expectedUpdatedAt?: Date,
-): Promise<UpdateOutcome> {
-  const t = sql.table(RECORD_TABLE[kind]);
-  const version = expectedUpdatedAt
-    ? sql`and o.updated_at = ${expectedUpdatedAt.toISOString()}::timestamptz`
-    : sql``;
-  await lockRecords(db, key.orgId, [key.id]);
-  const { rows } = await sql<RecordRow & { old_properties: Record<string, unknown> }>`
-    update ${t} r set
-      properties = (r.properties || ${JSON.stringify(set)}::jsonb) - ${clear}::text[],
-      updated_at = greatest(${new Date().toISOString()}::timestamptz,
-        ((r.updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
-    from (select o.id, o.properties from ${t} o
-      where o.org_id = ${key.orgId} and o.portfolio_id = ${key.portfolioId} and o.id = ${key.id} ${version}
-      for update) old
-    where r.org_id = ${key.orgId} and r.id = old.id
-    returning ${recordColumns(kind, 'r')}, old.properties as old_properties`.execute(db);
-  const r = rows[0];
-  if (r) {
-    const changes = diffProperties(r.old_properties, r.properties as Record<string, unknown>, keys);
-    await logOne(
-      db,
-      { orgId: key.orgId, portfolioId: r.portfolio_id, kind, recordId: r.id },
-      'update',
-      changes,
-      actor,
-    );
-    return { record: toRecord(kind, r) };
-  }
+      from (select o.id, o.properties from ${t} o
+        where o.org_id = ${key.orgId} and o.portfolio_id = ${key.portfolioId} and o.id = ${key.id} ${version}
+          and ${locked.ok}
+        for update) old
+      where r.org_id = ${key.orgId} and r.id = old.id
+      returning ${recordColumns(kind, 'r')}, old.properties as before`,
+    entries: [
+      {
+        kind,
+        op: 'update',
+        portfolioId: key.portfolioId,
+        properties: { before: 'before', after: 'properties', keys: [...Object.keys(set), ...clear] },
+      },
+    ],
+  });
+  if (r) return { record: toRecord(kind, r) };
   if (!expectedUpdatedAt) return { missing: true };
   const still = await recordInPortfolio(db, kind, key);
   return still ? { conflict: true } : { missing: true };
@@ -568,36 +491,16 @@ export async function deleteRecord(
   key: { orgId: string; portfolioId: string; id: string },
   actor: Actor,
 ): Promise<boolean> {
-  if (await writesOnCitus())
-    return inTransaction(db, async (tx) => {
-      await lockRecords(tx, key.orgId, [key.id]);
-      const { rows } = await sql<{ portfolio_id: string; id: string; properties: Record<string, unknown> }>`
-        delete from ${sql.table(RECORD_TABLE[kind])}
-        where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id}
-        returning portfolio_id, id, properties`.execute(tx);
-      const r = rows[0];
-      if (!r) return false;
-      const changes = diffProperties(r.properties, null);
-      await logOne(
-        tx,
-        { orgId: key.orgId, portfolioId: r.portfolio_id, kind, recordId: r.id },
-        'delete',
-        changes,
-        actor,
-      );
-      return true;
-    });
-  const { rows } = await sql<{ id: string }>`
-    with lk as (${recordLocks(key.orgId, [key.id])}), del as (
-      delete from ${sql.table(RECORD_TABLE[kind])} r using lk
-      where r.org_id = ${key.orgId} and r.portfolio_id = ${key.portfolioId} and r.id = ${key.id} and lk.ok
-      returning r.org_id, r.portfolio_id, r.id, r.properties
-    ), log as (
-      insert into change_log (${logColumns})
-      select del.org_id, del.portfolio_id, ${kind}, del.id, 'delete', null, ${wholeRecordChange(sql`del.properties`, 'before')}, ${actorValues(actor)}
-      from del where del.org_id = ${key.orgId}
-    )
-    select id from del`.execute(db);
+  const rows = await writeLogged(db, {
+    orgId: key.orgId,
+    actor,
+    lock: [key.id],
+    write: (locked) => sql<{ id: string }>`
+      delete from ${sql.table(RECORD_TABLE[kind])}
+      where org_id = ${key.orgId} and portfolio_id = ${key.portfolioId} and id = ${key.id} and ${locked.ok}
+      returning org_id, id, properties`,
+    entries: [{ kind, op: 'delete', portfolioId: key.portfolioId, properties: { before: 'properties' } }],
+  });
   return rows.length > 0;
 }
 
@@ -607,13 +510,18 @@ export interface BulkRecord {
   geometry?: unknown;
 }
 
-/** Inserts many records of one portfolio with multi-row INSERTs (seeds, imports). Returns ids in input order. */
+/**
+ * Inserts many records of one portfolio with multi-row INSERTs (seeds, imports). Returns ids in
+ * input order. With an actor (an import) each record's creation is logged as an API create is;
+ * seeds pass none and are not logged.
+ */
 export async function bulkInsertRecords(
   db: Kysely<DB>,
   kind: RecordKind,
   orgId: string,
   portfolioId: string,
   records: BulkRecord[],
+  actor?: Actor,
   chunk = 1000,
 ): Promise<string[]> {
   const ids = records.map((r) => r.id ?? newId(RECORD_TYPENAME[kind]));
@@ -627,10 +535,15 @@ export async function bulkInsertRecords(
         ? { geometry: r.geometry === undefined ? null : JSON.stringify(r.geometry) }
         : {}),
     }));
-    await db
-      .insertInto(RECORD_TABLE[kind])
-      .values(rows as never)
-      .execute();
+    const insert = db.insertInto(RECORD_TABLE[kind]).values(rows as never);
+    if (!actor) await insert.execute();
+    else
+      await writeLogged(db, {
+        orgId,
+        actor,
+        write: () => sql<{ id: string }>`${insert.returning(['org_id', 'id', 'properties'])}`,
+        entries: [{ kind, op: 'create', portfolioId, properties: { after: 'properties' } }],
+      });
   }
   return ids;
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { CLI_ACTOR, logSchemaChange } from '../changes/index.js';
+import { CLI_ACTOR, writeLogged } from '../changes/index.js';
 import { PROPERTY_TYPE_NAMES, PROPERTY_TYPES, propertyType } from '../properties/index.js';
 import * as repo from './repository.js';
 import { READ_ONLY_PROJECT_PROPERTY } from './types.js';
@@ -59,7 +59,9 @@ export function defineProperty(
 ): Promise<void> {
   checkNewProperty(kind, p);
   return inTransaction(db, async (tx) => {
-    const existing = await repo.propertyTypeOf(tx, orgId, kind, p.id);
+    const [schema] = await repo.schemasByKeys(tx, [{ orgId, kind }]);
+    const old = schema.byId.get(p.id);
+    const existing = old?.type;
     if (existing && existing !== p.type) {
       throw new AppError('VALIDATION_FAILED', `Property ${p.id} is a ${existing}; its type cannot change.`, [
         {
@@ -68,8 +70,26 @@ export function defineProperty(
         },
       ]);
     }
-    const after = { name: p.name, type: p.type, options: p.options ?? [], required: p.required ?? false };
-    await logSchemaChange(tx, orgId, kind, p.id, after, CLI_ACTOR);
+    const definition = (d: { name: string; type: string; options?: unknown; required?: boolean }) => ({
+      name: d.name,
+      type: d.type,
+      options: d.options ?? [],
+      required: d.required ?? false,
+    });
+    // The change is logged with the definition before (null when new) and after.
+    await writeLogged(tx, {
+      orgId,
+      actor: CLI_ACTOR,
+      entries: [
+        {
+          kind,
+          op: 'schema',
+          recordId: p.id,
+          portfolioId: null,
+          changes: { before: old ? definition(old) : null, after: definition(p) },
+        },
+      ],
+    });
     await repo.upsertProperty(tx, orgId, kind, p);
   });
 }
