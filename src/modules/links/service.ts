@@ -1,5 +1,4 @@
 import type { Context } from '../../context.js';
-import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../errors.js';
 import { actorOf, ringChanges } from '../changes/index.js';
 import { assertCanWrite, findRecord, type RecordModel, requireRecord, type Scope } from '../records/index.js';
@@ -38,11 +37,9 @@ export async function setContactLink(
     parentId: parent.id,
     contactId: contact.id,
   };
-  await inTransaction(ctx.db, async (tx) => {
-    // A side deleted since it was read: the link's foreign keys refuse it.
-    if (linked && !(await repo.link(tx, table, key, actorOf(ctx)))) throw notFound('Record');
-    if (!linked) await repo.unlink(tx, table, key, actorOf(ctx));
-  });
+  // A side deleted since it was read: the link's foreign keys refuse it.
+  if (linked && !(await repo.link(ctx.db, table, key, actorOf(ctx)))) throw notFound('Record');
+  if (!linked) await repo.unlink(ctx.db, table, key, actorOf(ctx));
   ringChanges(ctx.db, parent.orgId);
   return { parent, contact, linked };
 }
