@@ -12,6 +12,9 @@ import { call, type ServerProcess, type ServerStorage, serverStorage } from '../
  */
 // Used only inside page.evaluate() callbacks, which run in the browser; the project's lib has no DOM.
 declare const document: { querySelector(s: string): { getAttribute(n: string): string | null } | null };
+declare const window: { __sdgMap: any };
+declare const OffscreenCanvas: any;
+declare function createImageBitmap(b: unknown): Promise<{ width: number; height: number }>;
 
 noteIfNoChromium('the examples/web browser test');
 
@@ -21,6 +24,39 @@ interface RestProject {
 }
 
 const texts = (page: Page, testId: string) => page.getByTestId(testId).allTextContents();
+
+/** Resolves when the map (window.__sdgMap, which the app exposes) has drawn everything it asked for. */
+const settled = (page: Page) =>
+  page.waitForFunction(
+    () => {
+      const map = window.__sdgMap;
+      return !!map && map.loaded() && map.areTilesLoaded() && !map.isMoving();
+    },
+    undefined,
+    { timeout: 60_000 },
+  );
+
+/** The features a layer drew, one per record (a parcel cut by tile edges comes in pieces). */
+const rendered = (page: Page, layer: string) =>
+  page.evaluate((layer) => {
+    const byId = new Map<string, { id: string; status: unknown }>();
+    for (const f of window.__sdgMap.queryRenderedFeatures({ layers: [layer] }))
+      byId.set(f.properties._id, { id: f.properties._id, status: f.properties['parcel-status'] });
+    return [...byId.values()];
+  }, layer);
+
+/** The map's bounds as the app sends them in its bbox filter. */
+const bounds = (page: Page) =>
+  page.evaluate(() => {
+    const b = window.__sdgMap.getBounds();
+    const r = (v: number, lim: number) => Math.round(Math.max(-lim, Math.min(lim, v)) * 1e6) / 1e6;
+    return {
+      west: r(b.getWest(), 180),
+      south: r(b.getSouth(), 90),
+      east: r(b.getEast(), 180),
+      north: r(b.getNorth(), 90),
+    };
+  });
 
 describe.skipIf(!HAS_CHROMIUM)('examples/web in headless Chromium, from another origin', () => {
   let storage: ServerStorage;
@@ -152,6 +188,169 @@ describe.skipIf(!HAS_CHROMIUM)('examples/web in headless Chromium, from another 
       expect(b.extensions.persistedQuery.sha256Hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     }
     expect(graphqlBodies.some((b) => b.operationName === 'RenameProject')).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test('the map: tiles drawn, a list that follows the bounds, a status filter on both, a parcel panel', {
+    timeout: 180_000,
+  }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+    // Every tile and TileJSON request the map makes: its URL, its key header, its answer.
+    const tileRequests: { url: string; key: string | undefined }[] = [];
+    const tileAnswers: number[] = [];
+    page.on('request', (r) => {
+      if (r.url().startsWith(`${gateway.url}/tiles/`))
+        tileRequests.push({ url: r.url(), key: r.headers()['x-api-key'] });
+    });
+    page.on('response', (r) => {
+      if (r.url().startsWith(`${gateway.url}/tiles/`) && r.request().method() === 'GET')
+        tileAnswers.push(r.status());
+    });
+
+    await page.goto(`${site.origin}/?gateway=${encodeURIComponent(gateway.url)}`);
+    await page.getByTestId('api-key').fill(keys.alice);
+    await page.getByRole('button', { name: 'Use key' }).click();
+    await page.getByTestId('tab-map').click();
+    const [orgId, portfolioId] = await page.evaluate(() => {
+      const sel = document.querySelector('[data-testid="portfolio"] option:checked')!;
+      return [sel.getAttribute('data-org')!, sel.getAttribute('value')!];
+    });
+
+    // Drawn: the parcels' fills and the projects' circles, from the gateway's vector tiles.
+    await settled(page);
+    await expect.poll(() => rendered(page, 'parcels-fill'), { timeout: 60_000 }).not.toEqual([]);
+    await expect.poll(() => rendered(page, 'projects'), { timeout: 30_000 }).not.toEqual([]);
+    expect(tileRequests.length).toBeGreaterThan(0);
+    for (const r of tileRequests) expect(r.key).toBe(keys.alice);
+    expect(tileRequests.some((r) => /\/parcels\/\d+\/\d+\/\d+\.mvt/.test(r.url))).toBe(true);
+    expect(tileAnswers.every((s) => s === 200 || s === 304)).toBe(true);
+
+    // The list holds the parcels in the map's bounds: the gateway's own answer for that box.
+    const inBox = async (filter: object) => {
+      const q = new URLSearchParams({ orgId, portfolioId, limit: '5000', filter: JSON.stringify(filter) });
+      const r = await call(gateway.url, keys.alice, 'GET', `/geojson/v1/parcels?${q}`);
+      expect(r.status).toBe(200);
+      return r.body.features as { id: string; properties: Record<string, unknown> }[];
+    };
+    const countText = () => page.getByTestId('parcel-count').textContent();
+    const before = await inBox({ bbox: await bounds(page) });
+    expect(before.length).toBeGreaterThan(20);
+    await expect.poll(countText).toMatch(new RegExp(`^${before.length} parcels in view`));
+
+    // Pan by dragging the map a third of its width: fewer parcels in view, and the list follows.
+    const box = (await page.getByTestId('map').boundingBox())!;
+    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(cx + (i * box.width) / 30, cy, { steps: 2 });
+    await page.mouse.up();
+    await settled(page);
+    const panned = await bounds(page);
+    const after = await inBox({ bbox: panned });
+    expect(after.length).toBeLessThan(before.length);
+    expect(after.length).toBeGreaterThan(0);
+    await expect.poll(countText).toMatch(new RegExp(`^${after.length} parcels in view`));
+    const rowIds = await page
+      .getByTestId('parcel-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+    const afterIds = new Set(after.map((f) => f.id));
+    expect(rowIds.length).toBe(Math.min(20, after.length));
+    for (const id of rowIds) expect(afterIds.has(id!)).toBe(true);
+
+    // The legend's counts are the facets of the parcels in view.
+    const status = 'negotiating';
+    const expected = after.filter((f) => f.properties['parcel-status'] === status);
+    expect(expected.length).toBeGreaterThan(0);
+    const facet = page.locator(`[data-testid="facet"][data-value="${status}"]`);
+    await expect.poll(() => facet.getByTestId('facet-count').textContent()).toBe(String(expected.length));
+
+    // Filter by one status: the list and the drawn parcels both hold that status only.
+    const drawnBefore = await rendered(page, 'parcels-fill');
+    expect(new Set(drawnBefore.map((f) => f.status)).size).toBeGreaterThan(1);
+    await facet.click();
+    await expect.poll(countText).toMatch(new RegExp(`^${expected.length} parcels in view`));
+    const listed = await page
+      .getByTestId('parcel-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+    const expectedIds = new Set(expected.map((f) => f.id));
+    for (const id of listed) expect(expectedIds.has(id!)).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          await settled(page);
+          const drawn = await rendered(page, 'parcels-fill');
+          return drawn.length > 0 && drawn.every((f) => f.status === status);
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    expect(tileRequests.some((r) => r.url.includes(encodeURIComponent('"negotiating"')))).toBe(true);
+
+    // Click a drawn parcel: the panel shows its values and its linked contacts.
+    const target = await page.evaluate(() => {
+      const map = window.__sdgMap;
+      for (const f of map.queryRenderedFeatures({ layers: ['parcels-fill'] })) {
+        const ring = f.geometry.type === 'Polygon' ? f.geometry.coordinates[0] : f.geometry.coordinates[0][0];
+        const n = ring.length - 1;
+        const c = [0, 1].map((k) => ring.slice(0, n).reduce((s: number, p: number[]) => s + p[k], 0) / n);
+        const pt = map.project(c as [number, number]);
+        const hit = map.queryRenderedFeatures([pt.x, pt.y], { layers: ['parcels-fill'] })[0];
+        if (hit?.properties._id === f.properties._id)
+          return { id: f.properties._id as string, apn: f.properties.apn as string, x: pt.x, y: pt.y };
+      }
+      return null;
+    });
+    expect(target).not.toBeNull();
+    const canvas = (await page.locator('[data-testid="map"] canvas').boundingBox())!;
+    await page.mouse.click(canvas.x + target!.x, canvas.y + target!.y);
+    const panel = page.getByTestId('parcel-panel');
+    await expect.poll(() => panel.getAttribute('data-id'), { timeout: 15_000 }).toBe(target!.id);
+    const value = (id: string) =>
+      panel.locator(`[data-testid="parcel-value"][data-property="${id}"]`).textContent();
+    expect(await value('apn')).toBe(target!.apn);
+    expect(await value('parcel-status')).toBe('Negotiating');
+    const linked = await call(
+      gateway.url,
+      keys.alice,
+      'GET',
+      `/parcels/v1/${target!.id}/contacts?orgId=${orgId}&portfolioId=${portfolioId}&limit=100`,
+    );
+    expect(linked.status).toBe(200);
+    const contactIds = (linked.body.items as { id: string }[]).map((c) => c.id);
+    await expect
+      .poll(() =>
+        panel.getByTestId('parcel-contact').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))),
+      )
+      .toEqual(contactIds);
+
+    // A screenshot of the map is not blank: many pixels are not the background, in more than one colour.
+    const shot = await page.getByTestId('map').screenshot();
+    const pixels = await page.evaluate(async (b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+      const c = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const ctx = c.getContext('2d')!;
+      ctx.drawImage(bitmap, 0, 0);
+      const d = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
+      let other = 0;
+      const colours = new Set<number>();
+      for (let i = 0; i < d.length; i += 4) {
+        // The style's background, #f1f5f9.
+        if (Math.abs(d[i] - 241) + Math.abs(d[i + 1] - 245) + Math.abs(d[i + 2] - 249) > 12) {
+          other++;
+          colours.add(((d[i] >> 4) << 8) | ((d[i + 1] >> 4) << 4) | (d[i + 2] >> 4));
+        }
+      }
+      return { total: d.length / 4, other, colours: colours.size };
+    }, shot.toString('base64'));
+    expect(pixels.other / pixels.total).toBeGreaterThan(0.01);
+    expect(pixels.colours).toBeGreaterThan(2);
+
+    expect(tileAnswers.every((s) => s === 200 || s === 304)).toBe(true);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -1,8 +1,11 @@
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { Provider, useQuery } from 'urql';
 import { makeClient } from './client';
 import { graphql } from './gql';
 import { Projects } from './Projects';
+
+// MapLibre is most of the app's weight: the projects view does not load it.
+const MapView = lazy(() => import('./MapView'));
 
 /** The gateway: `?gateway=` in the page's URL, else VITE_GATEWAY_URL at build time, else the demo's. */
 const GATEWAY =
@@ -24,7 +27,9 @@ const PortfoliosQuery = graphql(`
   }
 `);
 
-function Portfolios() {
+type View = 'projects' | 'map';
+
+function Portfolios({ view, apiKey }: { view: View; apiKey: string }) {
   const [{ data, error }] = useQuery({ query: PortfoliosQuery });
   const [chosen, setChosen] = useState<string>();
   if (error) return <p role="alert">{error.message}</p>;
@@ -45,7 +50,17 @@ function Portfolios() {
           ))}
         </select>
       </label>
-      {portfolioId && <Projects key={portfolioId} portfolioId={portfolioId} />}
+      {portfolioId && view === 'projects' && <Projects key={portfolioId} portfolioId={portfolioId} />}
+      {portfolioId && view === 'map' && (
+        <Suspense fallback={<p>Loading the map…</p>}>
+          <MapView
+            key={`${portfolioId} ${apiKey}`}
+            portfolioId={portfolioId}
+            gateway={GATEWAY}
+            apiKey={apiKey}
+          />
+        </Suspense>
+      )}
     </>
   );
 }
@@ -54,9 +69,36 @@ export function App() {
   const [key, setKey] = useState(() => localStorage.getItem(KEY_STORAGE) ?? '');
   const [draft, setDraft] = useState(key);
   const client = useMemo(() => (key ? makeClient(GATEWAY, key) : null), [key]);
+  // The view is in the URL's hash (#map), so a reload or a link opens the same one.
+  const [view, setView] = useState<View>(() => (location.hash === '#map' ? 'map' : 'projects'));
+  const show = (v: View) => {
+    history.replaceState(null, '', v === 'map' ? '#map' : location.pathname + location.search);
+    setView(v);
+  };
   return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', maxWidth: 860, margin: '2rem auto' }}>
-      <h1>Projects</h1>
+    <main
+      style={{
+        fontFamily: 'system-ui, sans-serif',
+        maxWidth: view === 'map' ? 1200 : 860,
+        margin: '2rem auto',
+      }}
+    >
+      <h1>{view === 'map' ? 'Map' : 'Projects'}</h1>
+      <div role="tablist" style={{ marginBottom: '1rem' }}>
+        {(['projects', 'map'] as const).map((v) => (
+          <button
+            key={v}
+            type="button"
+            role="tab"
+            data-testid={`tab-${v}`}
+            aria-selected={view === v}
+            onClick={() => show(v)}
+            style={{ fontWeight: view === v ? 'bold' : 'normal', marginRight: 4 }}
+          >
+            {v === 'map' ? 'Map' : 'Projects'}
+          </button>
+        ))}
+      </div>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -72,7 +114,7 @@ export function App() {
       </form>
       {client && (
         <Provider value={client}>
-          <Portfolios />
+          <Portfolios view={view} apiKey={key} />
         </Provider>
       )}
     </main>

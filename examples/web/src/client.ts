@@ -58,6 +58,16 @@ export function makeClient(gateway: string, apiKey: string): Client {
           SelectOption: embedded,
           ProjectPayload: embedded,
           UserError: embedded,
+          // The map view's types. A property definition's id is unique only within its kind (both
+          // projects and parcels have `name`), so it is kept inside its parent, not by id.
+          ParcelConnection: embedded,
+          ContactConnection: embedded,
+          Facet: embedded,
+          DateValue: embedded,
+          PeopleValue: embedded,
+          CheckboxValue: embedded,
+          PropertySchema: embedded,
+          PropertyDefinition: embedded,
         },
         // "Load more" asks for the next page, appended to the same list.
         resolvers: { Portfolio: { projects: paginated } },
