@@ -53,6 +53,7 @@ const config: CodegenConfig = {
           ...implementers('PropertyRecord', '../modules/records/types.js#RecordModel'),
           ...suffixed('Connection', '../modules/records/types.js#ConnectionModel'),
           ...suffixed('Edge', '../modules/records/types.js#EdgeModel'),
+          FeatureCollection: '../modules/maps/types.js#FeatureCollectionModel',
           Change: '../modules/changes/types.js#ChangeModel',
           ChangeConnection: '../modules/changes/types.js#ChangeConnectionModel',
           ChangeEdge: '../modules/changes/types.js#ChangeEdgeModel',

@@ -26,6 +26,7 @@ import { type CorsOrigins, installCors } from './http/cors.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { READY_TIMEOUT_MS, type ReadinessCheck, registerHealth } from './http/health.js';
 import { installLingeringClose } from './http/lingering-close.js';
+import { registerMaps } from './http/maps.js';
 import {
   installRateLimit,
   type RateLimitConfig,
@@ -160,6 +161,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const seam = new Seam(executor, limits, opts.trustedDocuments);
   await registerGraphQL(app, seam, limits, opts.trustedDocuments);
   registerRest(app, seam);
+  registerMaps(app, seam);
   registerOpenApi(app);
   const hub = new ChangeHub(database.db, database.listen, { ...DEFAULT_HUB_LIMITS, ...opts.subscriptions });
   registerWebSocket(app, {

@@ -24,6 +24,7 @@ import {
   valueFromAST,
 } from 'graphql';
 import { AppError } from '../errors.js';
+import { MAX_TILE_FEATURES } from '../modules/maps/index.js';
 import { DEFAULT_PAGE_SIZE } from '../pagination/connection.js';
 import { rejection } from './errors.js';
 
@@ -152,10 +153,13 @@ function isListField(field: GraphQLField<unknown, unknown>): boolean {
   return isListType(t);
 }
 
-/** A Relay connection: pages of `first`/`last` items, and the default page size without them. */
+/**
+ * A Relay connection, or a page of GeoJSON features (which pages the same way): pages of
+ * `first`/`last` items, and the default page size without them.
+ */
 function isConnection(field: GraphQLField<unknown, unknown>): boolean {
   return (
-    getNamedType(field.type).name.endsWith('Connection') &&
+    /(?:Connection|FeatureCollection)$/.test(getNamedType(field.type).name) &&
     field.args.some((a) => a.name === 'first' || a.name === 'last')
   );
 }
@@ -296,6 +300,8 @@ export function measureOperation(
         // Connections and introspection lists hold many items each: those items are the nodes counted.
         let items: number | undefined;
         if (isConnection(def)) items = pageSize(def, sel);
+        // A vector tile is no page, but it draws up to this many records: its bound is its cost.
+        else if (getNamedType(def.type).name === 'VectorTile') items = MAX_TILE_FEATURES;
         else if (introspection && isListField(def))
           items = bounds.get(`${parent.name}.${name}`) ?? bounds.get('__Schema.types')!;
         const inner = items === undefined ? multiplier : mul(multiplier, items);

@@ -4,6 +4,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { feedResolvers } from '../modules/feed/resolvers.js';
 import { linkResolvers } from '../modules/links/resolvers.js';
+import { mapResolvers } from '../modules/maps/resolvers.js';
 import { orgResolvers } from '../modules/org/resolvers.js';
 import { recordResolvers } from '../modules/records/resolvers.js';
 import { schemaResolvers } from '../modules/schema/resolvers.js';
@@ -32,6 +33,7 @@ export function buildSchema(): GraphQLSchema {
       linkResolvers,
       feedResolvers,
       webhookResolvers,
+      mapResolvers,
       nodeResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },

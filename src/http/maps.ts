@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { getOperationAST, parse, validate } from 'graphql';
+import { notFound } from '../errors.js';
+import { fromEnum } from '../graphql/enums.js';
+import type { RunOptions } from '../graphql/executor.js';
+import type { Operation } from '../graphql/operation.js';
+import type { Seam } from '../graphql/seam.js';
+import {
+  LAYER_ID,
+  layerFields,
+  MAX_TILE_ZOOM,
+  type MapLayerName,
+  MIN_TILE_ZOOM,
+} from '../modules/maps/index.js';
+import { ParamChecker } from '../rest/params.js';
+import { HEAVY_GRAPHQL_COST, HEAVY_PAGE, LARGE_GRAPHQL_COST } from './admission.js';
+import { appErrorOf } from './error-response.js';
+import { jsonBytes } from './json-bytes.js';
+
+/**
+ * Maps over HTTP (docs/maps.md), additive to REST v1, whose paths stay as the specification has
+ * them: vector tiles and their TileJSON for MapLibre, and GeoJSON pages. Like REST v1, each route
+ * runs a GraphQL operation through the seam, so the key, rate limit, cost, admission, metrics and
+ * access log are the ones every operation gets; a route only reads its parameters and writes the
+ * answer in its own media type.
+ */
+
+const LAYERS: Record<string, MapLayerName> = { parcels: 'PARCELS', projects: 'PROJECTS' };
+const KIND_ENUM: Record<MapLayerName, string> = { PARCELS: 'PARCEL', PROJECTS: 'PROJECT' };
+
+const TILE = `query ($portfolioId: ID!, $layer: MapLayer!, $z: Int!, $x: Int!, $y: Int!, $filter: RecordFilter, $search: String) {
+  node(id: $portfolioId) { ... on Portfolio { tile(layer: $layer, z: $z, x: $x, y: $y, filter: $filter, search: $search) { data features bytes thinned } } }
+}`;
+const TILEJSON = `query ($portfolioId: ID!, $layer: MapLayer!, $kind: RecordKind!, $filter: RecordFilter, $search: String) {
+  node(id: $portfolioId) { ... on Portfolio { id name mapBounds(layer: $layer, filter: $filter, search: $search)
+    organization { propertySchema(kind: $kind) { properties { id name type } } } } }
+}`;
+const features = (
+  field: string,
+) => `query ($orgId: ID!, $portfolioId: ID!, $first: Int, $after: String, $filter: RecordFilter, $search: String) {
+  organization(id: $orgId) { portfolio(id: $portfolioId) {
+    page: ${field}(first: $first, after: $after, filter: $filter, search: $search) { features { type id geometry properties } pageInfo { hasNextPage endCursor } }
+  } }
+}`;
+
+export const MVT_TYPE = 'application/vnd.mapbox-vector-tile';
+export const GEOJSON_TYPE = 'application/geo+json; charset=utf-8';
+/** Tiles are per key (private) and change with every write, so a cache asks each time (no-cache) and keeps the body for a 304. */
+const TILE_CACHE = 'private, no-cache';
+
+/** A tile coordinate from the path: an integer, or a problem named for its parameter. */
+function coordinate(check: ParamChecker, name: string, v: string): number {
+  if (/^-?\d{1,8}$/.test(v)) return Number(v);
+  check.details.push({ field: name, reason: `${name} must be an integer` });
+  return 0;
+}
+
+/** The layer named in the path, or a problem. */
+function layerOf(check: ParamChecker, v: string): MapLayerName {
+  const layer = LAYERS[v];
+  if (!layer)
+    check.details.push({
+      field: 'layer',
+      reason: `unknown layer "${v}"; the layers are parcels and projects`,
+    });
+  return layer ?? 'PARCELS';
+}
+
+/**
+ * `filter` (a RecordFilter as URL-encoded JSON) and `search`, the query of every map route. A filter
+ * that is JSON but not a RecordFilter is refused by GraphQL's own coercion, naming the field; one
+ * that is a RecordFilter but wrong for the schema, by the filter compiler's details.
+ */
+function listQuery(check: ParamChecker): { filter: unknown; search: string | null; given: URLSearchParams } {
+  const given = new URLSearchParams();
+  const text = check.optional('filter');
+  const search = check.optional('search') ?? null;
+  let filter: unknown = null;
+  if (text !== undefined) {
+    try {
+      filter = JSON.parse(text);
+    } catch {
+      check.details.push({ field: 'filter', reason: 'filter must be a RecordFilter as URL-encoded JSON' });
+    }
+    if (filter !== null && (typeof filter !== 'object' || Array.isArray(filter)))
+      check.details.push({ field: 'filter', reason: 'filter must be a JSON object (a RecordFilter)' });
+    given.set('filter', text);
+  }
+  if (search !== null) given.set('search', search);
+  return { filter, search, given };
+}
+
+/** A strong ETag of the tile's bytes: it changes exactly when the tile does. */
+const etagOf = (bytes: Buffer) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+
+/** Whether If-None-Match names this tag (weak comparison, as RFC 9110 has it for GET). */
+function notModified(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * A tile waits for a slot as a /graphql operation of its cost would (its cost is the most records it
+ * draws); a GeoJSON page as a REST page of its size would. Their inputs (a filter) are checked by
+ * the executor's input limits, as /graphql's are.
+ */
+const AS_GRAPHQL: RunOptions = { heavyCost: HEAVY_GRAPHQL_COST, largeCost: LARGE_GRAPHQL_COST };
+const AS_REST: RunOptions = { heavyCost: HEAVY_PAGE };
+
+/** The URL this server was reached at, for absolute tile URLs. */
+const origin = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
+
+export function registerMaps(app: FastifyInstance, seam: Seam): void {
+  // Parsed and validated once, at start-up. Not compiled: a `$filter: RecordFilter` variable is of
+  // a recursive input type, which graphql-jit takes seconds to compile, so graphql-js runs these
+  // (graphql/jit.ts recursiveInputTypes).
+  const prepare = (source: string, what: string): Operation => {
+    const document = parse(source);
+    const errors = validate(seam.schema, document);
+    const operation = getOperationAST(document);
+    if (errors.length || !operation)
+      throw new Error(`${what}: ${errors.map((e) => e.message).join('; ') || 'not one operation'}`);
+    return { document, operation, compiled: null };
+  };
+  const run = async (req: FastifyRequest, op: Operation, vars: Record<string, unknown>, opts: RunOptions) => {
+    const result = await seam.run(req.ctx, op, vars, opts);
+    if (result.errors?.length) throw appErrorOf(result.errors[0], req.log);
+    return result.data as Record<string, any>;
+  };
+
+  const tile = prepare(TILE, 'GET /tiles/v1/…/{z}/{x}/{y}.mvt');
+  app.get(
+    '/tiles/v1/portfolios/:portfolioId/:layer/:z/:x/:y.mvt',
+    { config: { operation: 'getMapTile' } },
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      const p = req.params as Record<string, string>;
+      const check = new ParamChecker(req.query as Record<string, unknown>);
+      const layer = layerOf(check, p.layer);
+      const [z, x, y] = (['z', 'x', 'y'] as const).map((k) => coordinate(check, k, p[k]));
+      const { filter, search } = listQuery(check);
+      check.done();
+      const data = await run(
+        req,
+        tile,
+        { portfolioId: p.portfolioId, layer, z, x, y, filter, search },
+        AS_GRAPHQL,
+      );
+      const t = data.node?.tile as { data: string } | undefined;
+      if (!t) throw notFound('Portfolio');
+      const bytes = Buffer.from(t.data, 'base64');
+      const etag = etagOf(bytes);
+      reply.header('ETag', etag).header('Cache-Control', TILE_CACHE);
+      if (notModified(req.headers['if-none-match'], etag)) return reply.status(304).send();
+      reply.status(200).type(MVT_TYPE);
+      return bytes;
+    },
+  );
+
+  const tileJson = prepare(TILEJSON, 'GET /tiles/v1/…/{layer}.json');
+  app.get(
+    '/tiles/v1/portfolios/:portfolioId/:layer.json',
+    { config: { operation: 'getMapTileJson' } },
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      const p = req.params as Record<string, string>;
+      const check = new ParamChecker(req.query as Record<string, unknown>);
+      const layer = layerOf(check, p.layer);
+      const { filter, search, given } = listQuery(check);
+      check.done();
+      const vars = { portfolioId: p.portfolioId, layer, kind: KIND_ENUM[layer], filter, search };
+      const pf = (await run(req, tileJson, vars, AS_GRAPHQL)).node;
+      if (!pf?.id) throw notFound('Portfolio');
+      const props = (
+        pf.organization.propertySchema.properties as { id: string; name: string; type: string }[]
+      ).map((d) => ({ ...d, type: fromEnum('PropertyType', d.type) }));
+      const id = LAYER_ID[layer];
+      const query = given.size ? `?${given}` : '';
+      const base = `${origin(req)}/tiles/v1/portfolios/${encodeURIComponent(pf.id)}/${id}`;
+      reply.header('Cache-Control', TILE_CACHE).type('application/json; charset=utf-8');
+      return {
+        tilejson: '3.0.0',
+        name: `${pf.name}: ${id}`,
+        scheme: 'xyz',
+        tiles: [`${base}/{z}/{x}/{y}.mvt${query}`],
+        minzoom: MIN_TILE_ZOOM,
+        maxzoom: MAX_TILE_ZOOM,
+        // No record with geometry yet: the whole Web Mercator world.
+        bounds: pf.mapBounds ?? [-180, -85.0511, 180, 85.0511],
+        vector_layers: [
+          {
+            id,
+            description: `The portfolio's ${id}; feature properties as in docs/maps.md`,
+            minzoom: MIN_TILE_ZOOM,
+            maxzoom: MAX_TILE_ZOOM,
+            fields: layerFields(props, layer === 'PARCELS'),
+          },
+        ],
+      };
+    },
+  );
+
+  for (const [path, field, operation] of [
+    ['/geojson/v1/parcels', 'parcelFeatures', 'listParcelFeatures'],
+    ['/geojson/v1/projects', 'projectFeatures', 'listProjectFeatures'],
+  ] as const) {
+    const op = prepare(features(field), `GET ${path}`);
+    app.get(path, { config: { operation } }, async (req: FastifyRequest, reply: FastifyReply) => {
+      const check = new ParamChecker(req.query as Record<string, unknown>);
+      const orgId = check.required('orgId');
+      const portfolioId = check.required('portfolioId');
+      const first = check.limit();
+      const after = check.startKey() ?? null;
+      const { filter, search } = listQuery(check);
+      check.only(['orgId', 'portfolioId', 'limit', 'startKey', 'filter', 'search']);
+      check.done();
+      const data = await run(req, op, { orgId, portfolioId, first, after, filter, search }, AS_REST);
+      const page = data.organization?.portfolio?.page;
+      if (!page) throw notFound('Portfolio');
+      reply.status(200).type(GEOJSON_TYPE);
+      // nextKey is a foreign member (RFC 7946 §6.1): v1's paging word, null on the last page.
+      return jsonBytes({
+        type: 'FeatureCollection',
+        features: page.features,
+        nextKey: page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null,
+      });
+    });
+  }
+}
