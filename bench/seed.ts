@@ -2,7 +2,12 @@ import { sql } from 'kysely';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createApiKey } from '../src/modules/auth/index.js';
 import { addMember, createOrg, createPortfolio, createUser } from '../src/modules/org/index.js';
-import { areaWeightedCentroid, bulkInsertRecords, type StoredValue } from '../src/modules/records/index.js';
+import {
+  areaWeightedCentroid,
+  bulkInsertRecords,
+  geometryColumns,
+  type StoredValue,
+} from '../src/modules/records/index.js';
 import { names, parcelPolygon, type Rng, rng } from '../src/seed/random.js';
 import { installDemoSchema } from '../src/seed/schema.js';
 import { Progress } from './progress.js';
@@ -219,7 +224,11 @@ function generatePortfolio(
     const geometry = parcelPolygon(r, sx + (r.next() - 0.5) * 0.05, sy + (r.next() - 0.5) * 0.04);
     projectGeoms[pi].push(geometry);
     const updated = created + r.int(0, 60) * DAY;
-    parcels.push(`${head}\t${id}\t${jsonField(p)}\t${ts(created)}\t${ts(updated)}\t${jsonField(geometry)}`);
+    // The columns the writers derive from the geometry (migrations/0009), as they would.
+    const g = geometryColumns(geometry);
+    parcels.push(
+      `${head}\t${id}\t${jsonField(p)}\t${ts(created)}\t${ts(updated)}\t${jsonField(geometry)}\t${g.acres}\t${g.bounds}\t${g.rings}`,
+    );
     const linked = Math.max(created, projectCreated[pi]) + HOUR;
     projectParcels.push(`${head}\t${projectIds[pi]}\t${id}\t${ts(linked)}`);
     if (landowners.length && r.chance(0.25)) {
@@ -238,7 +247,9 @@ function generatePortfolio(
     const created = projectCreated[i];
     const updated = created + r.int(0, 60) * DAY;
     const location = areaWeightedCentroid(projectGeoms[i]);
-    return `${head}\t${id}\t${jsonField(projectProps[i])}\t${ts(created)}\t${ts(updated)}\t${jsonField(location)}`;
+    const at = location ? `(${location.coordinates.join(',')})` : null;
+    const bounds = at ? `${at},${at}` : '\\N';
+    return `${head}\t${id}\t${jsonField(projectProps[i])}\t${ts(created)}\t${ts(updated)}\t${jsonField(location)}\t${bounds}`;
   });
   return { projects, parcels, contacts, projectParcels, projectContacts, parcelContacts };
 }
@@ -313,9 +324,9 @@ export async function seedDataset(store: BenchStore, scale: number, quiet = fals
       },
     );
     const plan: [string, string[], string[], keyof DatasetInfo['counts']][] = [
-      ['projects', [...REC, 'location'], rows.projects, 'projects'],
+      ['projects', [...REC, 'location', 'bounds'], rows.projects, 'projects'],
       ['contacts', REC, rows.contacts, 'contacts'],
-      ['parcels', [...REC, 'geometry'], rows.parcels, 'parcels'],
+      ['parcels', [...REC, 'geometry', 'acres', 'bounds', 'rings'], rows.parcels, 'parcels'],
       [
         'project_parcels',
         ['org_id', 'portfolio_id', 'project_id', 'parcel_id', 'linked_at'],

@@ -9,7 +9,6 @@ import type { PropertySchemaModel, PropertyDefModel } from '../modules/schema/ty
 import type { ValueModel, RecordModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
 import type { ChangeConnectionModel, ChangeEdgeModel, ChangeModel, PropertyChangeModel } from '../modules/changes/types.js';
 import type { WebhookDeliveryConnectionModel, WebhookDeliveryEdgeModel, WebhookEndpointModel, WebhookDeliveryModel, CreateWebhookEndpointPayloadModel, WebhookEndpointPayloadModel } from '../modules/webhooks/types.js';
-import type { FeatureCollectionModel } from '../modules/maps/types.js';
 import type { Context } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -32,6 +31,21 @@ export type Scalars = {
    * exactly as REST v1 reads and writes it.
    */
   JSON: { input: unknown; output: unknown; }
+};
+
+/**
+ * A box in longitude and latitude (WGS 84). It may not cross the antimeridian: use two boxes joined
+ * by `or`.
+ */
+export type BoundingBox = {
+  /** Eastern edge, not less than west. */
+  east: Scalars['Float']['input'];
+  /** Northern edge, not less than south. */
+  north: Scalars['Float']['input'];
+  /** Southern edge, in degrees of latitude (-90..90). */
+  south: Scalars['Float']['input'];
+  /** Western edge, in degrees of longitude (-180..180). */
+  west: Scalars['Float']['input'];
 };
 
 /** One entry of the change log, written in the same transaction as the change itself. */
@@ -319,6 +333,16 @@ export type DeleteWebhookEndpointPayload = {
   deletedId: Scalars['ID']['output'];
 };
 
+/** A point and a distance from it. */
+export type DistanceFilter = {
+  /** Latitude of the point, in degrees (-90..90). */
+  latitude: Scalars['Float']['input'];
+  /** Longitude of the point, in degrees (-180..180). */
+  longitude: Scalars['Float']['input'];
+  /** Distance in metres, more than 0 and at most 1,000,000. */
+  meters: Scalars['Float']['input'];
+};
+
 /** How many records of the list have one option or user (or no value) in a property. */
 export type Facet = {
   __typename?: 'Facet';
@@ -328,38 +352,6 @@ export type Facet = {
   label?: Maybe<Scalars['String']['output']>;
   /** The option id or user id; null for records without a value. */
   value?: Maybe<Scalars['ID']['output']>;
-};
-
-/** One record as a GeoJSON Feature. */
-export type Feature = {
-  __typename?: 'Feature';
-  /** A parcel's boundary (Polygon or MultiPolygon), a project's location (Point); null without one. */
-  geometry?: Maybe<Scalars['JSON']['output']>;
-  /** The record id, usable as the map's feature id. */
-  id: Scalars['ID']['output'];
-  /**
-   * The record's values, flat for map styles: a scalar value as it is; a select or people value as
-   * the option or user id, with its display name under `<propertyId>.label`; a multi-select value as
-   * its option ids joined by commas, with their names joined by ", " under `<propertyId>.label`.
-   * Also `_id` (the record id) and, on parcels, `_acres` (the boundary's area). Vector tiles carry
-   * the same keys.
-   */
-  properties: Scalars['JSON']['output'];
-  /** Always `Feature`. */
-  type: Scalars['String']['output'];
-};
-
-/** A page of records as a GeoJSON FeatureCollection (RFC 7946), with the paging of the record lists. */
-export type FeatureCollection = {
-  __typename?: 'FeatureCollection';
-  /** The page's records, in the list's order. */
-  features: Array<Feature>;
-  /** Where the page sits in the list; `endCursor` is the `after` of the next page. */
-  pageInfo: PageInfo;
-  /** How many records match, over every page. */
-  totalCount: Scalars['Int']['output'];
-  /** Always `FeatureCollection`. */
-  type: Scalars['String']['output'];
 };
 
 /** A WGS 84 point. */
@@ -372,13 +364,6 @@ export type GeoPoint = {
   /** Longitude in degrees. */
   longitude: Scalars['Float']['output'];
 };
-
-/** A map layer of a portfolio. */
-export type MapLayer =
-  /** Parcels, drawn by their boundary. */
-  | 'PARCELS'
-  /** Projects, drawn as a point at their location. */
-  | 'PROJECTS';
 
 /** Multi-select operators, with option ids of the property. */
 export type MultiSelectFilter = {
@@ -721,6 +706,8 @@ export type PageInfo = {
 /** A parcel of land. Parcels come from cadastral data; the API can update and link them only. */
 export type Parcel = Node & PropertyRecord & {
   __typename?: 'Parcel';
+  /** The boundary's geodesic area in acres, holes subtracted, computed when it is written; null without a boundary. */
+  acres?: Maybe<Scalars['Float']['output']>;
   /** Contacts linked to this parcel, in link order. */
   contacts: ContactConnection;
   /** When it was created. */
@@ -889,40 +876,18 @@ export type Portfolio = Node & {
   createdAt: Scalars['DateTime']['output'];
   /** The portfolio id (`pf_…`). */
   id: Scalars['ID']['output'];
-  /**
-   * The box around the layer's records that match, as [west, south, east, north] in degrees; null
-   * when none has geometry. TileJSON's `bounds`.
-   */
-  mapBounds?: Maybe<Array<Scalars['Float']['output']>>;
   /** Display name. */
   name: Scalars['String']['output'];
   /** The owning organization. */
   organization: Organization;
   /** A parcel of this portfolio, or null. */
   parcel?: Maybe<Parcel>;
-  /**
-   * Parcels of this portfolio as a GeoJSON FeatureCollection: the same records, order, paging and
-   * cursors as `parcels` with the same arguments (docs/maps.md).
-   */
-  parcelFeatures: FeatureCollection;
   /** Parcels of this portfolio, oldest first. */
   parcels: ParcelConnection;
   /** A project of this portfolio, or null. */
   project?: Maybe<Project>;
-  /**
-   * Projects of this portfolio as a GeoJSON FeatureCollection, each at its location (a Point; null
-   * without one): the same records, order, paging and cursors as `projects` with the same arguments.
-   */
-  projectFeatures: FeatureCollection;
   /** Projects of this portfolio, oldest first. */
   projects: ProjectConnection;
-  /**
-   * One Mapbox Vector Tile of a layer of this portfolio, filtered like the lists: the records whose
-   * geometry reaches the tile, clipped to it and simplified for its zoom. Counts as many nodes as the
-   * most records a tile draws (20,000). HTTP serves the same tiles at
-   * `/tiles/v1/portfolios/{portfolioId}/{layer}/{z}/{x}/{y}.mvt` (docs/maps.md).
-   */
-  tile: VectorTile;
 };
 
 
@@ -952,26 +917,8 @@ export type PortfolioContactsArgs = {
 
 
 /** A group of projects, parcels and contacts inside an organization. */
-export type PortfolioMapBoundsArgs = {
-  filter?: InputMaybe<RecordFilter>;
-  layer: MapLayer;
-  search?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-/** A group of projects, parcels and contacts inside an organization. */
 export type PortfolioParcelArgs = {
   id: Scalars['ID']['input'];
-};
-
-
-/** A group of projects, parcels and contacts inside an organization. */
-export type PortfolioParcelFeaturesArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  filter?: InputMaybe<RecordFilter>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-  orderBy?: InputMaybe<Array<RecordOrder>>;
-  search?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -994,16 +941,6 @@ export type PortfolioProjectArgs = {
 
 
 /** A group of projects, parcels and contacts inside an organization. */
-export type PortfolioProjectFeaturesArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  filter?: InputMaybe<RecordFilter>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-  orderBy?: InputMaybe<Array<RecordOrder>>;
-  search?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-/** A group of projects, parcels and contacts inside an organization. */
 export type PortfolioProjectsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -1012,17 +949,6 @@ export type PortfolioProjectsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
   orderBy?: InputMaybe<Array<RecordOrder>>;
   search?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-/** A group of projects, parcels and contacts inside an organization. */
-export type PortfolioTileArgs = {
-  filter?: InputMaybe<RecordFilter>;
-  layer: MapLayer;
-  search?: InputMaybe<Scalars['String']['input']>;
-  x: Scalars['Int']['input'];
-  y: Scalars['Int']['input'];
-  z: Scalars['Int']['input'];
 };
 
 /** A solar project. */
@@ -1344,10 +1270,24 @@ export type QueryWebhookEndpointArgs = {
  * to build other combinations.
  */
 export type RecordFilter = {
+  /** Parcels only: the boundary's area in acres. isEmpty: true finds parcels without a boundary. */
+  acres?: InputMaybe<NumberFilter>;
   /** Every one of these filters matches. */
   and?: InputMaybe<Array<RecordFilter>>;
+  /**
+   * Records whose geometry meets this box: a parcel's boundary, a project's location. Longitude and
+   * latitude (WGS 84); a record without geometry does not match. Not for contacts.
+   */
+  bbox?: InputMaybe<BoundingBox>;
   /** Created in this range. */
   createdAt?: InputMaybe<DateTimeRange>;
+  /** Records whose geometry comes within a distance of a point (a circle of 64 sides). Not for contacts. */
+  dWithin?: InputMaybe<DistanceFilter>;
+  /**
+   * Records whose geometry meets this GeoJSON Polygon or MultiPolygon (outer rings only, at most
+   * 1,000 positions). Not for contacts.
+   */
+  intersects?: InputMaybe<Scalars['JSON']['input']>;
   /** This filter does not match. */
   not?: InputMaybe<RecordFilter>;
   /** At least one of these filters matches. */
@@ -1356,6 +1296,11 @@ export type RecordFilter = {
   property?: InputMaybe<PropertyFilter>;
   /** Last updated in this range. */
   updatedAt?: InputMaybe<DateTimeRange>;
+  /**
+   * Records whose geometry lies inside this GeoJSON Polygon or MultiPolygon (each part of a parcel
+   * inside one of its polygons). Not for contacts.
+   */
+  within?: InputMaybe<Scalars['JSON']['input']>;
 };
 
 export { RecordKind };
@@ -1374,6 +1319,8 @@ export type RecordOrder = {
 
 /** A field of the record itself to sort by. */
 export type RecordOrderField =
+  /** Parcels only: area in acres (parcels without a boundary sort as records without a value). */
+  | 'ACRES'
   /** Creation time. */
   | 'CREATED_AT'
   /** Last update time. */
@@ -1537,22 +1484,6 @@ export type UserErrorCode =
   | 'REQUIRED'
   /** No property with this id in the organization's schema of this record kind. */
   | 'UNKNOWN_PROPERTY';
-
-/**
- * One Mapbox Vector Tile (MVT 2.1) holding one layer, named `parcels` or `projects`. Coordinates are in
- * a 4096 extent with a 64-unit buffer.
- */
-export type VectorTile = {
-  __typename?: 'VectorTile';
-  /** Length of the encoded tile, in bytes. */
-  bytes: Scalars['Int']['output'];
-  /** The encoded tile (protobuf), base64. */
-  data: Scalars['String']['output'];
-  /** Features drawn in the tile. */
-  features: Scalars['Int']['output'];
-  /** More than 20,000 records reached the tile: the 20,000 with the largest boxes were drawn. */
-  thinned: Scalars['Boolean']['output'];
-};
 
 /** The authenticated caller. */
 export type Viewer = {
@@ -1765,6 +1696,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  BoundingBox: BoundingBox;
   Change: ResolverTypeWrapper<ChangeModel>;
   ChangeConnection: ResolverTypeWrapper<ChangeConnectionModel>;
   ChangeEdge: ResolverTypeWrapper<ChangeEdgeModel>;
@@ -1789,15 +1721,13 @@ export type ResolversTypes = ResolversObject<{
   DeletePayload: ResolverTypeWrapper<DeletePayload>;
   DeleteRecordInput: DeleteRecordInput;
   DeleteWebhookEndpointPayload: ResolverTypeWrapper<DeleteWebhookEndpointPayload>;
+  DistanceFilter: DistanceFilter;
   Facet: ResolverTypeWrapper<Facet>;
-  Feature: ResolverTypeWrapper<Feature>;
-  FeatureCollection: ResolverTypeWrapper<FeatureCollectionModel>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   GeoPoint: ResolverTypeWrapper<GeoPoint>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
-  MapLayer: MapLayer;
   MultiSelectFilter: MultiSelectFilter;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
@@ -1849,7 +1779,6 @@ export type ResolversTypes = ResolversObject<{
   User: ResolverTypeWrapper<UserModel>;
   UserError: ResolverTypeWrapper<UserError>;
   UserErrorCode: UserErrorCode;
-  VectorTile: ResolverTypeWrapper<VectorTile>;
   Viewer: ResolverTypeWrapper<ViewerModel>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryModel>;
   WebhookDeliveryConnection: ResolverTypeWrapper<WebhookDeliveryConnectionModel>;
@@ -1863,6 +1792,7 @@ export type ResolversTypes = ResolversObject<{
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   Boolean: Scalars['Boolean']['output'];
+  BoundingBox: BoundingBox;
   Change: ChangeModel;
   ChangeConnection: ChangeConnectionModel;
   ChangeEdge: ChangeEdgeModel;
@@ -1885,9 +1815,8 @@ export type ResolversParentTypes = ResolversObject<{
   DeletePayload: DeletePayload;
   DeleteRecordInput: DeleteRecordInput;
   DeleteWebhookEndpointPayload: DeleteWebhookEndpointPayload;
+  DistanceFilter: DistanceFilter;
   Facet: Facet;
-  Feature: Feature;
-  FeatureCollection: FeatureCollectionModel;
   Float: Scalars['Float']['output'];
   GeoPoint: GeoPoint;
   ID: Scalars['ID']['output'];
@@ -1937,7 +1866,6 @@ export type ResolversParentTypes = ResolversObject<{
   UpdateRecordInput: UpdateRecordInput;
   User: UserModel;
   UserError: UserError;
-  VectorTile: VectorTile;
   Viewer: ViewerModel;
   WebhookDelivery: WebhookDeliveryModel;
   WebhookDeliveryConnection: WebhookDeliveryConnectionModel;
@@ -2054,20 +1982,6 @@ export type FacetResolvers<ContextType = Context, ParentType extends ResolversPa
   value?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 }>;
 
-export type FeatureResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Feature'] = ResolversParentTypes['Feature']> = ResolversObject<{
-  geometry?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
-  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  properties?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
-  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-}>;
-
-export type FeatureCollectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['FeatureCollection'] = ResolversParentTypes['FeatureCollection']> = ResolversObject<{
-  features?: Resolver<Array<ResolversTypes['Feature']>, ParentType, ContextType>;
-  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
-  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-}>;
-
 export type GeoPointResolvers<ContextType = Context, ParentType extends ResolversParentTypes['GeoPoint'] = ResolversParentTypes['GeoPoint']> = ResolversObject<{
   geojson?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   latitude?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -2126,6 +2040,7 @@ export type PageInfoResolvers<ContextType = Context, ParentType extends Resolver
 }>;
 
 export type ParcelResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Parcel'] = ResolversParentTypes['Parcel']> = ResolversObject<{
+  acres?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<ParcelContactsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   geometry?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
@@ -2180,16 +2095,12 @@ export type PortfolioResolvers<ContextType = Context, ParentType extends Resolve
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<PortfolioContactsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  mapBounds?: Resolver<Maybe<Array<ResolversTypes['Float']>>, ParentType, ContextType, RequireFields<PortfolioMapBoundsArgs, 'layer'>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
   parcel?: Resolver<Maybe<ResolversTypes['Parcel']>, ParentType, ContextType, RequireFields<PortfolioParcelArgs, 'id'>>;
-  parcelFeatures?: Resolver<ResolversTypes['FeatureCollection'], ParentType, ContextType, Partial<PortfolioParcelFeaturesArgs>>;
   parcels?: Resolver<ResolversTypes['ParcelConnection'], ParentType, ContextType, Partial<PortfolioParcelsArgs>>;
   project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType, RequireFields<PortfolioProjectArgs, 'id'>>;
-  projectFeatures?: Resolver<ResolversTypes['FeatureCollection'], ParentType, ContextType, Partial<PortfolioProjectFeaturesArgs>>;
   projects?: Resolver<ResolversTypes['ProjectConnection'], ParentType, ContextType, Partial<PortfolioProjectsArgs>>;
-  tile?: Resolver<ResolversTypes['VectorTile'], ParentType, ContextType, RequireFields<PortfolioTileArgs, 'layer' | 'x' | 'y' | 'z'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -2321,13 +2232,6 @@ export type UserErrorResolvers<ContextType = Context, ParentType extends Resolve
   propertyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 }>;
 
-export type VectorTileResolvers<ContextType = Context, ParentType extends ResolversParentTypes['VectorTile'] = ResolversParentTypes['VectorTile']> = ResolversObject<{
-  bytes?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  data?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  features?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  thinned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-}>;
-
 export type ViewerResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
   organizations?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -2391,8 +2295,6 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   DeletePayload?: DeletePayloadResolvers<ContextType>;
   DeleteWebhookEndpointPayload?: DeleteWebhookEndpointPayloadResolvers<ContextType>;
   Facet?: FacetResolvers<ContextType>;
-  Feature?: FeatureResolvers<ContextType>;
-  FeatureCollection?: FeatureCollectionResolvers<ContextType>;
   GeoPoint?: GeoPointResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
@@ -2427,7 +2329,6 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   TextValue?: TextValueResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
-  VectorTile?: VectorTileResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
   WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;

@@ -105,3 +105,20 @@ describe('parcel geometry: stored columns', () => {
     expect(two.rings.split('","')).toHaveLength(2);
   });
 });
+
+describe('parcel geometry: rings that touch without crossing', () => {
+  it('accepts a hole drawn against the boundary (shared edges) and rings that meet at a vertex', () => {
+    const holeInCorner = [...square(0, 0, 2), square(0, 0, 1)[0].slice().reverse()];
+    expect(geometryProblem({ type: 'Polygon', coordinates: holeInCorner })).toBeUndefined();
+    const touching = [
+      ...square(0, 0, 2),
+      [
+        [1, 0],
+        [1.5, 1],
+        [0.5, 1],
+        [1, 0],
+      ],
+    ];
+    expect(geometryProblem({ type: 'Polygon', coordinates: touching })).toBeUndefined();
+  });
+});

@@ -142,7 +142,11 @@ export async function recomputeProjectLocation(
   const location = areaWeightedCentroid(rows.map((r) => r.geometry));
   await db
     .updateTable('projects')
-    .set({ location: location ? JSON.stringify(location) : null })
+    // `bounds` is the location as a box of one point, for spatial filters and tiles.
+    .set({
+      location: location ? JSON.stringify(location) : null,
+      bounds: location ? `(${location.coordinates}),(${location.coordinates})` : null,
+    })
     .where('org_id', '=', orgId)
     .where('id', '=', projectId)
     .execute();

@@ -14,6 +14,7 @@ import {
 } from '../properties/index.js';
 import type { PropertyDefModel, PropertySchemaModel } from '../schema/index.js';
 import { compileOrder, type OrderInput, type SortKey } from './order.js';
+import { compileAcres, compileSpatial, type SpatialInput } from './spatial.js';
 
 /**
  * GraphQL list filters (`filter`, `search`, and with order.ts `orderBy`) checked against the
@@ -24,13 +25,14 @@ import { compileOrder, type OrderInput, type SortKey } from './order.js';
  * (jsonb_path_ops) serves.
  */
 
-export interface FilterInput {
+export interface FilterInput extends SpatialInput {
   and?: FilterInput[] | null;
   or?: FilterInput[] | null;
   not?: FilterInput | null;
   property?: PropertyFilterInput | null;
   createdAt?: RangeInput | null;
   updatedAt?: RangeInput | null;
+  acres?: Record<string, unknown> | null;
 }
 interface RangeInput {
   from?: Date | null;
@@ -187,6 +189,12 @@ function compileFilter(cx: Compiler, f: FilterInput, path: string, depth: number
     if (r.from) parts.push(sql`${col} >= ${r.from.toISOString()}::timestamptz`);
     if (r.to) parts.push(sql`${col} < ${r.to.toISOString()}::timestamptz`);
   }
+  const problem = (field: string, reason: string) => {
+    cx.details.push({ field: 'filter', path: field, reason });
+    return sql`false`;
+  };
+  parts.push(...compileSpatial(cx.schema.kind, f, path, problem));
+  if (f.acres) parts.push(compileAcres(cx.schema.kind, f.acres, `${path}.acres`, problem));
   // Left bare, so the planner sees indexable operators (`@>`, ILIKE on the search text); `not`
   // makes its operand null-safe, so `not` of a condition on a missing value is true.
   return and(parts);

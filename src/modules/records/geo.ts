@@ -60,9 +60,14 @@ function polygonProblem(rings: unknown): string | undefined {
     if (p) return `ring ${i} ${p}`;
   }
   // A ring that crosses itself or another ring of its polygon ("bow-tie") has no well-defined
-  // inside: its area, and whether a point is in it, depend on who computes them.
+  // inside: its area, and whether a point is in it, depend on who computes them. Rings that only
+  // touch at a vertex or run along a shared edge (a hole drawn against the boundary) keep one
+  // inside, as they always have here: a point where two edges cross counts only off the vertices.
   const simple: Polygon = { type: 'Polygon', coordinates: (rings as Ring[]).map(withoutRepeats) };
-  const crossing = kinks(simple).features[0]?.geometry.coordinates;
+  const vertices = new Set(simple.coordinates.flat().map(([x, y]) => `${x},${y}`));
+  const crossing = kinks(simple)
+    .features.map((f) => f.geometry.coordinates)
+    .find(([x, y]) => !vertices.has(`${x},${y}`));
   if (crossing)
     return `has edges that cross at [${crossing.map((v) => Math.round(v * 1e7) / 1e7).join(', ')}]; a boundary must not cross itself (draw a "bow-tie" as two polygons of a MultiPolygon)`;
   return undefined;

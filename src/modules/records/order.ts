@@ -19,7 +19,7 @@ import type { PropertySchemaModel } from '../schema/index.js';
 
 export interface OrderInput {
   property?: string | null;
-  field?: 'CREATED_AT' | 'UPDATED_AT' | null;
+  field?: 'CREATED_AT' | 'UPDATED_AT' | 'ACRES' | null;
   direction?: 'ASC' | 'DESC' | null;
   nulls?: 'FIRST' | 'LAST' | null;
 }
@@ -68,6 +68,14 @@ export function compileOrder(
     const dir = o.direction === 'DESC' ? 'desc' : 'asc';
     if ((o.property == null) === (o.field == null)) {
       details.push({ field: 'orderBy', path, reason: 'give exactly one of property and field' });
+      return;
+    }
+    if (o.field === 'ACRES') {
+      if (schema.kind !== 'parcel')
+        details.push({ field: 'orderBy', path, reason: 'ACRES sorts parcels; other records have no area' });
+      // A parcel without a boundary has no acres: it sorts where `nulls` says, like a missing value.
+      const sentinelled = sql`coalesce(to_jsonb(c.acres), ${sentinel(dir, o.nulls ?? 'LAST')})`;
+      keys.push({ expr: sentinelled, type: 'json', dir });
       return;
     }
     if (o.field) {

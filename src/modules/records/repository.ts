@@ -5,6 +5,7 @@ import { isForeignKeyViolation } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { type Actor, writeLogged } from '../changes/index.js';
 import { PLAIN_QUERY, type RecordQuery } from './filter.js';
+import { geometryColumns } from './geo.js';
 import { LISTS, type ListName } from './lists.js';
 import { RECORD_TABLE, RECORD_TYPENAME, type RecordModel, type StoredValue } from './types.js';
 
@@ -16,6 +17,7 @@ interface RecordRow {
   created_at: Date;
   updated_at: Date;
   location?: unknown;
+  acres?: number | null;
 }
 
 export function toRecord(kind: RecordKind, r: RecordRow): RecordModel {
@@ -30,6 +32,7 @@ export function toRecord(kind: RecordKind, r: RecordRow): RecordModel {
   };
   // Set, not spread in: a spread builds a second object for every row of a page.
   if (kind === 'project') record.location = (r.location ?? null) as RecordModel['location'];
+  else if (kind === 'parcel') record.acres = r.acres ?? null;
   return record;
 }
 
@@ -37,7 +40,8 @@ export function toRecord(kind: RecordKind, r: RecordRow): RecordModel {
 function recordColumns(kind: RecordKind, alias: string): RawBuilder<unknown> {
   const a = sql.ref(alias);
   const cols = sql`${a}.org_id, ${a}.portfolio_id, ${a}.id, ${a}.properties, ${a}.created_at, ${a}.updated_at`;
-  return kind === 'project' ? sql`${cols}, ${a}.location` : cols;
+  if (kind === 'project') return sql`${cols}, ${a}.location`;
+  return kind === 'parcel' ? sql`${cols}, ${a}.acres` : cols;
 }
 
 /** Records by id, limited to the given organizations (the caller's). Access to portfolios is checked by the caller. */
@@ -504,6 +508,12 @@ export async function deleteRecord(
   return rows.length > 0;
 }
 
+/** A parcel's geometry columns: the GeoJSON, and what maps and spatial filters read instead of it. */
+function parcelGeometry(geometry: unknown) {
+  if (geometry == null) return { geometry: null, acres: null, bounds: null, rings: null };
+  return { geometry: JSON.stringify(geometry), ...geometryColumns(geometry) };
+}
+
 export interface BulkRecord {
   id?: string;
   properties: Record<string, StoredValue>;
@@ -531,9 +541,7 @@ export async function bulkInsertRecords(
       portfolio_id: portfolioId,
       id: ids[i + j],
       properties: JSON.stringify(r.properties),
-      ...(kind === 'parcel'
-        ? { geometry: r.geometry === undefined ? null : JSON.stringify(r.geometry) }
-        : {}),
+      ...(kind === 'parcel' ? parcelGeometry(r.geometry) : {}),
     }));
     const insert = db.insertInto(RECORD_TABLE[kind]).values(rows as never);
     if (!actor) await insert.execute();

@@ -160,3 +160,28 @@ export function compileSpatial(
   }
   return parts;
 }
+
+/** Number operators on a parcel's area (the GraphQL NumberFilter, as on number properties). */
+export function compileAcres(
+  kind: RecordKind,
+  ops: Record<string, unknown>,
+  path: string,
+  problem: Problem,
+): RawBuilder<unknown> {
+  if (kind !== 'parcel') return problem(path, 'acres is the area of a parcel; other records have none');
+  const parts: RawBuilder<unknown>[] = [];
+  for (const [op, v] of Object.entries(ops)) {
+    if (v == null) continue;
+    const at = `${path}.${op}`;
+    if (op === 'isEmpty') parts.push(v ? sql`c.acres is null` : sql`c.acres is not null`);
+    else if (op === 'between') {
+      const { min, max } = v as { min: number; max: number };
+      parts.push(min > max ? problem(at, 'min must not exceed max') : sql`c.acres between ${min} and ${max}`);
+    } else {
+      const cmp = { eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' }[op];
+      parts.push(cmp ? sql`c.acres ${sql.raw(cmp)} ${v as number}` : problem(at, `unknown operator "${op}"`));
+    }
+  }
+  if (!parts.length) return problem(path, 'give at least one operator');
+  return parts.length === 1 ? parts[0] : sql`(${sql.join(parts, sql` and `)})`;
+}

@@ -22,6 +22,8 @@ export interface RecordModel {
   location?: GeoPointModel | null;
   /** Parcels: the cadastral geometry. */
   geometry?: unknown;
+  /** Parcels: the geometry's geodesic area in acres (null without one). */
+  acres?: number | null;
 }
 
 export interface ValueModel {
