@@ -215,6 +215,7 @@ describe.skipIf(!HAS_CHROMIUM)('examples/web in headless Chromium, from another 
     await page.getByTestId('api-key').fill(keys.alice);
     await page.getByRole('button', { name: 'Use key' }).click();
     await page.getByTestId('tab-map').click();
+    await page.locator('[data-testid="portfolio"] option').first().waitFor({ state: 'attached' });
     const [orgId, portfolioId] = await page.evaluate(() => {
       const sel = document.querySelector('[data-testid="portfolio"] option:checked')!;
       return [sel.getAttribute('data-org')!, sel.getAttribute('value')!];
@@ -239,7 +240,7 @@ describe.skipIf(!HAS_CHROMIUM)('examples/web in headless Chromium, from another 
     const countText = () => page.getByTestId('parcel-count').textContent();
     const before = await inBox({ bbox: await bounds(page) });
     expect(before.length).toBeGreaterThan(20);
-    await expect.poll(countText).toMatch(new RegExp(`^${before.length} parcels in view`));
+    await expect.poll(countText).toMatch(new RegExp(`^${before.length} parcels? in view`));
 
     // Pan by dragging the map a third of its width: fewer parcels in view, and the list follows.
     const box = (await page.getByTestId('map').boundingBox())!;
@@ -253,7 +254,7 @@ describe.skipIf(!HAS_CHROMIUM)('examples/web in headless Chromium, from another 
     const after = await inBox({ bbox: panned });
     expect(after.length).toBeLessThan(before.length);
     expect(after.length).toBeGreaterThan(0);
-    await expect.poll(countText).toMatch(new RegExp(`^${after.length} parcels in view`));
+    await expect.poll(countText).toMatch(new RegExp(`^${after.length} parcels? in view`));
     const rowIds = await page
       .getByTestId('parcel-row')
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
@@ -272,7 +273,7 @@ describe.skipIf(!HAS_CHROMIUM)('examples/web in headless Chromium, from another 
     const drawnBefore = await rendered(page, 'parcels-fill');
     expect(new Set(drawnBefore.map((f) => f.status)).size).toBeGreaterThan(1);
     await facet.click();
-    await expect.poll(countText).toMatch(new RegExp(`^${expected.length} parcels in view`));
+    await expect.poll(countText).toMatch(new RegExp(`^${expected.length} parcels? in view`));
     const listed = await page
       .getByTestId('parcel-row')
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
@@ -349,6 +350,21 @@ describe.skipIf(!HAS_CHROMIUM)('examples/web in headless Chromium, from another 
     }, shot.toString('base64'));
     expect(pixels.other / pixels.total).toBeGreaterThan(0.01);
     expect(pixels.colours).toBeGreaterThan(2);
+
+    // The search box narrows the list and the tiles alike: the clicked parcel's APN finds it alone.
+    await page.getByTestId('map-search').fill(target!.apn);
+    await expect.poll(countText).toMatch(/^1 parcel in view/);
+    expect(await page.getByTestId('parcel-row').getAttribute('data-id')).toBe(target!.id);
+    await expect
+      .poll(
+        async () => {
+          await settled(page);
+          return (await rendered(page, 'parcels-fill')).map((f) => f.id);
+        },
+        { timeout: 30_000 },
+      )
+      .toEqual([target!.id]);
+    expect(tileRequests.some((r) => r.url.includes(`search=${encodeURIComponent(target!.apn)}`))).toBe(true);
 
     expect(tileAnswers.every((s) => s === 200 || s === 304)).toBe(true);
     expect(problems).toEqual([]);

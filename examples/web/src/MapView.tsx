@@ -558,7 +558,7 @@ export default function MapView({
         {parcels && (
           <>
             <p data-testid="parcel-count">
-              {parcels.parcels.totalCount} parcels in view
+              {parcels.parcels.totalCount} {parcels.parcels.totalCount === 1 ? 'parcel' : 'parcels'} in view
               {parcels.parcels.totalCount > LIST_SIZE && `, first ${LIST_SIZE} listed`}
             </p>
             <ol style={{ paddingLeft: '1.2rem', maxHeight: 260, overflowY: 'auto' }}>
