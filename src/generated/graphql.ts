@@ -9,6 +9,7 @@ import type { PropertySchemaModel, PropertyDefModel } from '../modules/schema/ty
 import type { ValueModel, RecordModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
 import type { ChangeConnectionModel, ChangeEdgeModel, ChangeModel, PropertyChangeModel } from '../modules/changes/types.js';
 import type { WebhookDeliveryConnectionModel, WebhookDeliveryEdgeModel, WebhookEndpointModel, WebhookDeliveryModel, CreateWebhookEndpointPayloadModel, WebhookEndpointPayloadModel } from '../modules/webhooks/types.js';
+import type { FeatureCollectionModel } from '../modules/maps/types.js';
 import type { Context } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -354,6 +355,38 @@ export type Facet = {
   value?: Maybe<Scalars['ID']['output']>;
 };
 
+/** One record as a GeoJSON Feature. */
+export type Feature = {
+  __typename?: 'Feature';
+  /** A parcel's boundary (Polygon or MultiPolygon), a project's location (Point); null without one. */
+  geometry?: Maybe<Scalars['JSON']['output']>;
+  /** The record id, usable as the map's feature id. */
+  id: Scalars['ID']['output'];
+  /**
+   * The record's values, flat for map styles: a scalar value as it is; a select or people value as
+   * the option or user id, with its display name under `<propertyId>.label`; a multi-select value as
+   * its option ids joined by commas, with their names joined by ", " under `<propertyId>.label`.
+   * Also `_id` (the record id) and, on parcels, `_acres` (the boundary's area). Vector tiles carry
+   * the same keys.
+   */
+  properties: Scalars['JSON']['output'];
+  /** Always `Feature`. */
+  type: Scalars['String']['output'];
+};
+
+/** A page of records as a GeoJSON FeatureCollection (RFC 7946), with the paging of the record lists. */
+export type FeatureCollection = {
+  __typename?: 'FeatureCollection';
+  /** The page's records, in the list's order. */
+  features: Array<Feature>;
+  /** Where the page sits in the list; `endCursor` is the `after` of the next page. */
+  pageInfo: PageInfo;
+  /** How many records match, over every page. */
+  totalCount: Scalars['Int']['output'];
+  /** Always `FeatureCollection`. */
+  type: Scalars['String']['output'];
+};
+
 /** A WGS 84 point. */
 export type GeoPoint = {
   __typename?: 'GeoPoint';
@@ -364,6 +397,13 @@ export type GeoPoint = {
   /** Longitude in degrees. */
   longitude: Scalars['Float']['output'];
 };
+
+/** A map layer of a portfolio. */
+export type MapLayer =
+  /** Parcels, drawn by their boundary. */
+  | 'PARCELS'
+  /** Projects, drawn as a point at their location. */
+  | 'PROJECTS';
 
 /** Multi-select operators, with option ids of the property. */
 export type MultiSelectFilter = {
@@ -876,18 +916,40 @@ export type Portfolio = Node & {
   createdAt: Scalars['DateTime']['output'];
   /** The portfolio id (`pf_…`). */
   id: Scalars['ID']['output'];
+  /**
+   * The box around the layer's records that match, as [west, south, east, north] in degrees; null
+   * when none has geometry. TileJSON's `bounds`.
+   */
+  mapBounds?: Maybe<Array<Scalars['Float']['output']>>;
   /** Display name. */
   name: Scalars['String']['output'];
   /** The owning organization. */
   organization: Organization;
   /** A parcel of this portfolio, or null. */
   parcel?: Maybe<Parcel>;
+  /**
+   * Parcels of this portfolio as a GeoJSON FeatureCollection: the same records, order, paging and
+   * cursors as `parcels` with the same arguments (docs/maps.md).
+   */
+  parcelFeatures: FeatureCollection;
   /** Parcels of this portfolio, oldest first. */
   parcels: ParcelConnection;
   /** A project of this portfolio, or null. */
   project?: Maybe<Project>;
+  /**
+   * Projects of this portfolio as a GeoJSON FeatureCollection, each at its location (a Point; null
+   * without one): the same records, order, paging and cursors as `projects` with the same arguments.
+   */
+  projectFeatures: FeatureCollection;
   /** Projects of this portfolio, oldest first. */
   projects: ProjectConnection;
+  /**
+   * One Mapbox Vector Tile of a layer of this portfolio, filtered like the lists: the records whose
+   * geometry reaches the tile, clipped to it and simplified for its zoom. Counts as many nodes as the
+   * most records a tile draws (20,000). HTTP serves the same tiles at
+   * `/tiles/v1/portfolios/{portfolioId}/{layer}/{z}/{x}/{y}.mvt` (docs/maps.md).
+   */
+  tile: VectorTile;
 };
 
 
@@ -917,8 +979,26 @@ export type PortfolioContactsArgs = {
 
 
 /** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioMapBoundsArgs = {
+  filter?: InputMaybe<RecordFilter>;
+  layer: MapLayer;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
 export type PortfolioParcelArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioParcelFeaturesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -941,6 +1021,16 @@ export type PortfolioProjectArgs = {
 
 
 /** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioProjectFeaturesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<RecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<RecordOrder>>;
+  search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
 export type PortfolioProjectsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -949,6 +1039,17 @@ export type PortfolioProjectsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
   orderBy?: InputMaybe<Array<RecordOrder>>;
   search?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A group of projects, parcels and contacts inside an organization. */
+export type PortfolioTileArgs = {
+  filter?: InputMaybe<RecordFilter>;
+  layer: MapLayer;
+  search?: InputMaybe<Scalars['String']['input']>;
+  x: Scalars['Int']['input'];
+  y: Scalars['Int']['input'];
+  z: Scalars['Int']['input'];
 };
 
 /** A solar project. */
@@ -1485,6 +1586,22 @@ export type UserErrorCode =
   /** No property with this id in the organization's schema of this record kind. */
   | 'UNKNOWN_PROPERTY';
 
+/**
+ * One Mapbox Vector Tile (MVT 2.1) holding one layer, named `parcels` or `projects`. Coordinates are in
+ * a 4096 extent with a 64-unit buffer.
+ */
+export type VectorTile = {
+  __typename?: 'VectorTile';
+  /** Length of the encoded tile, in bytes. */
+  bytes: Scalars['Int']['output'];
+  /** The encoded tile (protobuf), base64. */
+  data: Scalars['String']['output'];
+  /** Features drawn in the tile. */
+  features: Scalars['Int']['output'];
+  /** More than 20,000 records reached the tile: the 20,000 with the largest boxes were drawn. */
+  thinned: Scalars['Boolean']['output'];
+};
+
 /** The authenticated caller. */
 export type Viewer = {
   __typename?: 'Viewer';
@@ -1723,11 +1840,14 @@ export type ResolversTypes = ResolversObject<{
   DeleteWebhookEndpointPayload: ResolverTypeWrapper<DeleteWebhookEndpointPayload>;
   DistanceFilter: DistanceFilter;
   Facet: ResolverTypeWrapper<Facet>;
+  Feature: ResolverTypeWrapper<Feature>;
+  FeatureCollection: ResolverTypeWrapper<FeatureCollectionModel>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   GeoPoint: ResolverTypeWrapper<GeoPoint>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  MapLayer: MapLayer;
   MultiSelectFilter: MultiSelectFilter;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
@@ -1779,6 +1899,7 @@ export type ResolversTypes = ResolversObject<{
   User: ResolverTypeWrapper<UserModel>;
   UserError: ResolverTypeWrapper<UserError>;
   UserErrorCode: UserErrorCode;
+  VectorTile: ResolverTypeWrapper<VectorTile>;
   Viewer: ResolverTypeWrapper<ViewerModel>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryModel>;
   WebhookDeliveryConnection: ResolverTypeWrapper<WebhookDeliveryConnectionModel>;
@@ -1817,6 +1938,8 @@ export type ResolversParentTypes = ResolversObject<{
   DeleteWebhookEndpointPayload: DeleteWebhookEndpointPayload;
   DistanceFilter: DistanceFilter;
   Facet: Facet;
+  Feature: Feature;
+  FeatureCollection: FeatureCollectionModel;
   Float: Scalars['Float']['output'];
   GeoPoint: GeoPoint;
   ID: Scalars['ID']['output'];
@@ -1866,6 +1989,7 @@ export type ResolversParentTypes = ResolversObject<{
   UpdateRecordInput: UpdateRecordInput;
   User: UserModel;
   UserError: UserError;
+  VectorTile: VectorTile;
   Viewer: ViewerModel;
   WebhookDelivery: WebhookDeliveryModel;
   WebhookDeliveryConnection: WebhookDeliveryConnectionModel;
@@ -1982,6 +2106,20 @@ export type FacetResolvers<ContextType = Context, ParentType extends ResolversPa
   value?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 }>;
 
+export type FeatureResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Feature'] = ResolversParentTypes['Feature']> = ResolversObject<{
+  geometry?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  properties?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type FeatureCollectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['FeatureCollection'] = ResolversParentTypes['FeatureCollection']> = ResolversObject<{
+  features?: Resolver<Array<ResolversTypes['Feature']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type GeoPointResolvers<ContextType = Context, ParentType extends ResolversParentTypes['GeoPoint'] = ResolversParentTypes['GeoPoint']> = ResolversObject<{
   geojson?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   latitude?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -2095,12 +2233,16 @@ export type PortfolioResolvers<ContextType = Context, ParentType extends Resolve
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<PortfolioContactsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  mapBounds?: Resolver<Maybe<Array<ResolversTypes['Float']>>, ParentType, ContextType, RequireFields<PortfolioMapBoundsArgs, 'layer'>>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
   parcel?: Resolver<Maybe<ResolversTypes['Parcel']>, ParentType, ContextType, RequireFields<PortfolioParcelArgs, 'id'>>;
+  parcelFeatures?: Resolver<ResolversTypes['FeatureCollection'], ParentType, ContextType, Partial<PortfolioParcelFeaturesArgs>>;
   parcels?: Resolver<ResolversTypes['ParcelConnection'], ParentType, ContextType, Partial<PortfolioParcelsArgs>>;
   project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType, RequireFields<PortfolioProjectArgs, 'id'>>;
+  projectFeatures?: Resolver<ResolversTypes['FeatureCollection'], ParentType, ContextType, Partial<PortfolioProjectFeaturesArgs>>;
   projects?: Resolver<ResolversTypes['ProjectConnection'], ParentType, ContextType, Partial<PortfolioProjectsArgs>>;
+  tile?: Resolver<ResolversTypes['VectorTile'], ParentType, ContextType, RequireFields<PortfolioTileArgs, 'layer' | 'x' | 'y' | 'z'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -2232,6 +2374,13 @@ export type UserErrorResolvers<ContextType = Context, ParentType extends Resolve
   propertyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 }>;
 
+export type VectorTileResolvers<ContextType = Context, ParentType extends ResolversParentTypes['VectorTile'] = ResolversParentTypes['VectorTile']> = ResolversObject<{
+  bytes?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  features?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  thinned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
 export type ViewerResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
   organizations?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -2295,6 +2444,8 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   DeletePayload?: DeletePayloadResolvers<ContextType>;
   DeleteWebhookEndpointPayload?: DeleteWebhookEndpointPayloadResolvers<ContextType>;
   Facet?: FacetResolvers<ContextType>;
+  Feature?: FeatureResolvers<ContextType>;
+  FeatureCollection?: FeatureCollectionResolvers<ContextType>;
   GeoPoint?: GeoPointResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
@@ -2329,6 +2480,7 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   TextValue?: TextValueResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
+  VectorTile?: VectorTileResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
   WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
