@@ -30,8 +30,9 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts', 'bench/test/**/*.test.ts'],
           exclude: ['test/unit/**', 'test/perf/**', 'test/**/*.isolated.test.ts'],
-          // One migrated and one seeded database per run; every file starts from a copy.
-          globalSetup: ['test/setup/snapshots.ts'],
+          // One migrated and one seeded database per run; every file starts from a copy. The
+          // gateway compiled once, for the tests that start it as a process.
+          globalSetup: ['test/setup/snapshots.ts', 'test/setup/server-build.ts'],
           // Generous: the file-scoped fixture seeds inside the first test, and CI machines can be busy.
           testTimeout: 120_000,
           hookTimeout: 60_000,

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import { onCitus } from './citus.js';
 import { createScratchDatabase, seededSnapshot } from './database.js';
@@ -15,9 +16,14 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `src/server.ts` as its own process (tsx) and waits until it listens. */
+/**
+ * Starts `src/server.ts` as its own process and waits until it listens: the run's compiled copy
+ * (test/setup/server-build.ts) under plain node, or the sources through tsx when there is none.
+ */
 export async function startServer(env: Record<string, string | undefined>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const entry = inject('serverEntry');
+  const args = entry ? ['--enable-source-maps', entry] : ['--import', 'tsx', 'src/server.ts'];
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       PORT: '0',
