@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
 import { createDatabase } from '../../src/db/database.js';
 import { onCitus } from './citus.js';
@@ -81,13 +81,7 @@ export async function serverStorage(): Promise<ServerStorage> {
     cleanup = s.drop;
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'sdg-server-'));
-    if (snapshot) {
-      const copy = await createDatabase({
-        dataDir: dir,
-        loadDataDir: new Blob([readFileSync(snapshot.seeded)]),
-      });
-      await copy.close();
-    }
+    if (snapshot) cpSync(await seededFolder(snapshot.seeded), dir, { recursive: true });
     env = { DATABASE_URL: '', SDG_DATA_DIR: dir };
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   }
@@ -107,6 +101,23 @@ export async function serverStorage(): Promise<ServerStorage> {
       return server;
     },
   };
+}
+
+/**
+ * The seeded snapshot unpacked into a data folder and closed, once per worker process: every file
+ * of the worker copies that folder (a plain file copy) instead of unpacking the dump through PGlite
+ * again. It lives beside the snapshot, so the run's global teardown removes it.
+ */
+async function seededFolder(dump: string): Promise<string> {
+  const folder = join(dirname(dump), `server-folder-${process.pid}`);
+  if (!existsSync(folder)) {
+    const making = `${folder}.making`;
+    rmSync(making, { recursive: true, force: true });
+    const db = await createDatabase({ dataDir: making, loadDataDir: new Blob([readFileSync(dump)]) });
+    await db.close();
+    renameSync(making, folder);
+  }
+  return folder;
 }
 
 /** One JSON request to a spawned server, with the API key. */
