@@ -1,10 +1,8 @@
 import { VectorTile } from '@mapbox/vector-tile';
-import { sql } from 'kysely';
 import { PbfReader } from 'pbf';
 import { importParcels } from '../src/modules/imports/index.js';
 import { MAX_TILE_FEATURES, TILE_BUFFER, TILE_EXTENT } from '../src/modules/maps/index.js';
 import { createPortfolio } from '../src/modules/org/index.js';
-import { geometryColumns } from '../src/modules/records/index.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
 
 /**
@@ -56,25 +54,6 @@ interface Place {
   project: string;
 }
 
-/**
- * Stand-in for the record writers while they do not yet store a parcel's box, rings and area and a
- * project's box (migrations/0009 fills them the same way for rows written before it).
- */
-async function fillGeometryColumns(env: TestEnv) {
-  const db = env.database.db;
-  const { rows } = await sql<{ id: string; geometry: unknown }>`
-    select id, geometry from parcels where bounds is null and geometry is not null`.execute(db);
-  for (const r of rows) {
-    const c = geometryColumns(typeof r.geometry === 'string' ? JSON.parse(r.geometry) : r.geometry);
-    await sql`update parcels set acres = ${c.acres}, bounds = ${c.bounds}::box, rings = ${c.rings}::polygon[]
-      where id = ${r.id}`.execute(db);
-  }
-  const at = sql`point((location -> 'coordinates' ->> 0)::float8, (location -> 'coordinates' ->> 1)::float8)`;
-  await sql`update projects set bounds = box(${at}, ${at}) where location is not null and bounds is null`.execute(
-    db,
-  );
-}
-
 let placed: Promise<Place> | undefined;
 /** The test portfolio, made once per file: parcels A and B side by side, a round one, a big one, one far east. */
 function place(env: TestEnv): Promise<Place> {
@@ -99,7 +78,6 @@ function place(env: TestEnv): Promise<Place> {
       { type: 'FeatureCollection', features: parcels },
       { orgId, portfolioId, projectId: project.body.id },
     );
-    await fillGeometryColumns(env);
     const list = await env.as.alice.gql(
       'query($id: ID!) { node(id: $id) { ... on Portfolio { parcels(first: 100) { nodes { id properties } } } } }',
       { id: portfolioId },
@@ -440,4 +418,3 @@ describe('vector tiles', () => {
     expect(all.body.tiles[0]).toMatch(/\{y\}\.mvt$/);
   });
 });
-
