@@ -175,6 +175,24 @@ describe('spatial filters', () => {
     });
     expect(ids(both, 'parcels')).toEqual([at.parcels.ell]);
   });
+  test('the exact test reads outer rings: a filter inside a parcel hole still meets the parcel (documented)', async ({
+    env,
+  }) => {
+    const outer = square(5, 0, 0.02);
+    const hole = square(5.005, 0.005, 0.01).reverse();
+    const { created } = await importParcels(
+      env.database.db,
+      {
+        type: 'FeatureCollection',
+        features: [
+          { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [outer, hole] } },
+        ],
+      },
+      { orgId: at.orgId, portfolioId: at.portfolioId },
+    );
+    const inHole = await list(env, at, 'parcels', { bbox: box(5.008, 0.008, 5.012, 0.012) });
+    expect(ids(inHole, 'parcels')).toEqual(created);
+  });
 });
 
 describe('parcel acres', () => {
