@@ -59,8 +59,10 @@ export const LIST: Record<'portfolio-projects' | 'project-contacts' | 'contact-p
   },
 };
 
+/** The columns the gateway's record reads take: a project's location, a parcel's acres. */
+const KIND_COLUMNS: Record<Kind, string> = { project: ', "c".location', parcel: ', "c".acres', contact: '' };
 const cols = (kind: Kind) =>
-  `"c".org_id, "c".portfolio_id, "c".id, "c".properties, "c".created_at, "c".updated_at${kind === 'project' ? ', "c".location' : ''}`;
+  `"c".org_id, "c".portfolio_id, "c".id, "c".properties, "c".created_at, "c".updated_at${KIND_COLUMNS[kind]}`;
 
 /**
  * pagesFor's statement (plain order, no filter): the parents with their bounds as unnested arrays
