@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/types.js';
-import type { RecordModel } from '../records/index.js';
+import { type RecordModel, toRecord } from '../records/index.js';
 import type { LonLatBox } from './tiles.js';
 
 /** What a map draws of each record kind: its table and the column holding its geometry. */
@@ -84,15 +84,7 @@ export async function tileRecords(
     order by size desc, id
     limit ${limit}`.execute(db);
   return rows.map((r) => ({
-    record: {
-      kind,
-      orgId: r.org_id,
-      portfolioId: r.portfolio_id,
-      id: r.id,
-      properties: r.properties,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    },
+    record: toRecord(kind, r),
     acres: r.acres,
     box: boxOf(r.bounds),
     shape: json(r.shape),

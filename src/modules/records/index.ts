@@ -16,6 +16,7 @@ export {
   type PageRequest,
   pagesFor,
   recordInPortfolio,
+  toRecord,
 } from './repository.js';
 export { assertCanWrite, findRecord, requireRecord, type Scope } from './service.js';
 export {
