@@ -8,7 +8,7 @@ import { EXIT_IN_USE, runCli } from '../src/cli/main.js';
 import { LOCK_FILE } from '../src/db/data-lock.js';
 import { createDatabase } from '../src/db/database.js';
 import { backend } from './helpers/database.js';
-import { call, type ServerStorage, serverStorage } from './helpers/server-process.js';
+import { call, type ServerStorage, serverStorage, sourceArgs } from './helpers/server-process.js';
 
 /**
  * Issue 42: sdg next to a running server. On PGlite the data folder is one process's at a time, so
@@ -18,7 +18,7 @@ import { call, type ServerStorage, serverStorage } from './helpers/server-proces
 
 /** sdg as the newcomer runs it: its own process, with the server's storage settings. */
 function sdg(env: Record<string, string>, ...argv: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/cli.ts', ...argv], {
+  const child = spawn(process.execPath, [...sourceArgs('src/cli/cli.ts'), ...argv], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

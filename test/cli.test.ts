@@ -11,6 +11,7 @@ import type { Database } from '../src/db/database.js';
 import { openTestDatabase } from './helpers/database.js';
 import { square, TRIANGLE } from './helpers/geo.js';
 import { client } from './helpers/http.js';
+import { sourceArgs } from './helpers/server-process.js';
 
 let database: Database;
 beforeAll(async () => {
@@ -317,9 +318,7 @@ describe('sdg', () => {
 
   test('the real bin runs: sdg --help exits 0 as a process', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [
-      '--import',
-      'tsx',
-      'src/cli/cli.ts',
+      ...sourceArgs('src/cli/cli.ts'),
       '--help',
     ]);
     expect(stdout).toContain('sdg <command>');

@@ -17,13 +17,20 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `src/server.ts` as its own process and waits until it listens: the run's compiled copy
- * (test/setup/server-build.ts) under plain node, or the sources through tsx when there is none.
+ * The node arguments that run a TypeScript entry of the package (`src/cli/cli.ts`) as a process:
+ * the run's compiled copy (test/setup/server-build.ts) under plain node, or the source through tsx
+ * when there is none. Relative to the package root, the working folder of the tests.
  */
+export function sourceArgs(source: string): string[] {
+  const compiled = inject('compiledSources');
+  return compiled
+    ? ['--enable-source-maps', join(compiled, source.replace(/\.ts$/, '.js'))]
+    : ['--import', 'tsx', source];
+}
+
+/** Starts `src/server.ts` as its own process and waits until it listens. */
 export async function startServer(env: Record<string, string | undefined>): Promise<ServerProcess> {
-  const entry = inject('serverEntry');
-  const args = entry ? ['--enable-source-maps', entry] : ['--import', 'tsx', 'src/server.ts'];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, sourceArgs('src/server.ts'), {
     env: {
       ...process.env,
       PORT: '0',

@@ -6,16 +6,17 @@ import { PACKAGE_ROOT } from '../../src/paths.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** src/server.ts compiled to JavaScript for this run (test/helpers/server-process.ts). */
-    serverEntry: string | undefined;
+    /** The folder that holds src/ and migrations/ compiled to JavaScript for this run. */
+    compiledSources: string | undefined;
   }
 }
 
 /**
  * Global setup: src/ and migrations/ (what `npm run build` compiles) compiled once per run, file by
- * file, with the esbuild settings tsx uses, so that the tests that start the gateway as a process
- * run it with plain `node`, as production does, instead of `node --import tsx`: tsx's loader hooks
- * cost about a second of CPU per start, and a run starts a dozen servers.
+ * file, with the esbuild settings tsx uses, so that the tests that start the gateway or sdg as a
+ * process run them with plain `node`, as production does, instead of `node --import tsx`: tsx's
+ * loader hooks cost about a second of CPU per start, and a run starts a few dozen processes
+ * (test/helpers/server-process.ts, sourceArgs).
  *
  * The build goes under node_modules/.cache, inside the package, because src/paths.ts finds the
  * package root (schema.graphql, the GraphiQL assets) by walking up from the running file; each run
@@ -45,8 +46,7 @@ export default async function setup(project: TestProject) {
   }
   // Under node_modules, Node looks for no package.json above this one: the output is ES modules.
   writeFileSync(join(out, 'package.json'), '{ "type": "module" }\n');
-  const entry = join(out, 'src/server.js');
-  for (const p of project.vitest.projects) p.provide('serverEntry', entry);
+  for (const p of project.vitest.projects) p.provide('compiledSources', out);
   return remove;
 }
 
