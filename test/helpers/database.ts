@@ -19,6 +19,8 @@ export interface DatabaseSnapshots {
   seeded: string;
   /** What seedDemo returned for the seeded snapshot (its keys and ids). */
   demo: DemoOutput;
+  /** PGlite: a dump of the cluster initdb makes, before any migration. */
+  empty?: string;
 }
 
 declare module 'vitest' {
@@ -36,6 +38,15 @@ const snapshots = (): DatabaseSnapshots | undefined => {
 export function seededSnapshot(): { seeded: string; demo: DemoOutput } | undefined {
   const s = snapshots();
   return s && { seeded: s.seeded, demo: s.demo };
+}
+
+/**
+ * PGlite.create options that start from the run's dump of a new cluster (as initdb leaves it)
+ * instead of running initdb again, when there is one; for tests that open PGlite themselves.
+ */
+export function emptyCluster(): { loadDataDir?: Blob } {
+  const empty = snapshots()?.empty;
+  return empty ? { loadDataDir: new Blob([readFileSync(empty)]) } : {};
 }
 
 /**
