@@ -4,24 +4,13 @@ import { join } from 'node:path';
 import { runCli } from '../src/cli/main.js';
 import { importParcels } from '../src/modules/imports/index.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { LAT, LON, type Ring, squareNear as square } from './helpers/geo.js';
 
 /**
  * `Project.location`: the area-weighted centroid of the linked parcels' polygons, checked against
  * polygons whose centroid is worked out by hand. Planar in degrees (see src/modules/records/geo.ts).
  */
 
-const LON = -101.9;
-const LAT = 33.5;
-
-type Ring = [number, number][];
-/** An axis-aligned square (closed ring) with its south-west corner at (LON + x, LAT + y), side `d` degrees. */
-const square = (x: number, y: number, d: number): Ring => [
-  [LON + x, LAT + y],
-  [LON + x + d, LAT + y],
-  [LON + x + d, LAT + y + d],
-  [LON + x, LAT + y + d],
-  [LON + x, LAT + y],
-];
 const feature = (rings: Ring[], properties: Record<string, unknown> = {}) => ({
   type: 'Feature',
   properties,

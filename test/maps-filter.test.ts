@@ -1,6 +1,7 @@
 import { importParcels } from '../src/modules/imports/index.js';
 import { createPortfolio } from '../src/modules/org/index.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { LAT, LON, type Ring, squareNear as square } from './helpers/geo.js';
 
 /**
  * Spatial filters (`bbox`, `intersects`, `within`, `dWithin`) and parcel area (`acres`) on the
@@ -8,16 +9,6 @@ import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
  * hand. Each expectation is what the geometry says, worked out here.
  */
 
-const LON = -101.9;
-const LAT = 33.5;
-type Ring = [number, number][];
-const square = (x: number, y: number, d: number): Ring => [
-  [LON + x, LAT + y],
-  [LON + x + d, LAT + y],
-  [LON + x + d, LAT + y + d],
-  [LON + x, LAT + y + d],
-  [LON + x, LAT + y],
-];
 /** An L: the box (0,0)–(0.02,0.02) without its north-east quarter. */
 const ell: Ring = [
   [LON, LAT],

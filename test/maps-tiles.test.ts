@@ -4,22 +4,13 @@ import { importParcels } from '../src/modules/imports/index.js';
 import { MAX_TILE_FEATURES, TILE_BUFFER, TILE_EXTENT } from '../src/modules/maps/index.js';
 import { createPortfolio } from '../src/modules/org/index.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
+import { LAT, LON, type Ring, squareNear as square } from './helpers/geo.js';
 
 /**
  * Vector tiles and TileJSON (GET /tiles/v1/…, and Portfolio.tile in GraphQL), on a portfolio of the
  * test's own whose parcels are placed by hand, decoded with @mapbox/vector-tile as a map would.
  */
 
-const LON = -101.9;
-const LAT = 33.5;
-type Ring = [number, number][];
-const square = (x: number, y: number, d: number): Ring => [
-  [LON + x, LAT + y],
-  [LON + x + d, LAT + y],
-  [LON + x + d, LAT + y + d],
-  [LON + x, LAT + y + d],
-  [LON + x, LAT + y],
-];
 /** A circle of `n` vertices around (LON + x, LAT + y): detail for simplification to remove. */
 const circle = (x: number, y: number, r: number, n: number): Ring => {
   const ring: Ring = [];

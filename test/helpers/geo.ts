@@ -16,3 +16,18 @@ export const features = (...fs: { geometry: unknown; properties?: Record<string,
   type: 'FeatureCollection',
   features: fs.map((f) => ({ type: 'Feature', properties: {}, ...f })),
 });
+
+/** A place in Lubbock County, Texas, that tests lay parcels around by hand. */
+export const LON = -101.9;
+export const LAT = 33.5;
+
+export type Ring = [number, number][];
+
+/** An axis-aligned square ring, closed, with its south-west corner at (LON + x, LAT + y), side `d` degrees. */
+export const squareNear = (x: number, y: number, d: number): Ring => [
+  [LON + x, LAT + y],
+  [LON + x + d, LAT + y],
+  [LON + x + d, LAT + y + d],
+  [LON + x, LAT + y + d],
+  [LON + x, LAT + y],
+];

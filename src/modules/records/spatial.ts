@@ -41,7 +41,7 @@ export const SPATIAL_FIELDS = ['bbox', 'intersects', 'within', 'dWithin'] as con
 export const MAX_FILTER_POSITIONS = 1_000;
 /** Largest `dWithin` distance: a thousand kilometres. */
 export const MAX_DISTANCE_METERS = 1_000_000;
-/** Sides of the polygon that stands for a `dWithin` circle: its chords miss the arc by < 0.2%. */
+/** Sides of the polygon that stands for a `dWithin` circle: its chords fall short of the arc by 1 − cos(π/64) of the radius. */
 const CIRCLE_STEPS = 64;
 
 type Ring = [number, number][];
