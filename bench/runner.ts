@@ -5,10 +5,11 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { FILTER_SCENARIOS, type FilterScenarioContext, sortCursor, sortIndexes } from './filters.js';
-import { type LoadResult, runLoad } from './load.js';
+import { runLoad } from './load.js';
 import { load1, type MachineInfo, machineInfo } from './machine.js';
 import { freePort, ServerProcess, waitDatabaseIdle } from './proc.js';
 import { type ProfileSummary, summarizeProfile } from './profile.js';
+import type { Measured, Probe, ScenarioResult } from './scenario-result.js';
 import {
   LAST_PAGE_QUERY,
   type RequestSpec,
@@ -96,41 +97,7 @@ export const defaultCommands = (fromSources = false, root = PACKAGE_ROOT) => {
   };
 };
 
-export interface Probe {
-  status: number;
-  /** Statements of a warm request (the second of its kind), as under load. */
-  sql: number | null;
-  /** Statements of the first request of its kind in this process (per-org caches still empty). */
-  coldSql: number | null;
-  bodyBytes: number;
-  ms: number;
-}
-
-/** A load run plus what the server process itself showed: peak RSS, and CPU time per request. */
-export type Measured = LoadResult & {
-  peakRssMb: number;
-  /** RSS when the measured run began: V8 keeps heap it grew earlier, so this is the floor of the peak. */
-  startRssMb: number;
-  cpuMsPerRequest: number;
-};
-
-export interface ScenarioResult {
-  id: string;
-  title: string;
-  write: boolean;
-  probe: { gateway: Probe; baseline?: Probe; bodiesEqual?: boolean };
-  runs: {
-    connections: number;
-    gateway: Measured;
-    baseline?: Measured;
-    /** Gateway req/s ÷ baseline req/s. */
-    ratio?: number;
-    /** Gateway CPU per request ÷ baseline CPU per request: steadier than req/s on a busy machine. */
-    cpuRatio?: number;
-    /** With more than one round: each round's req/s ratio, in the order run (`ratio` is their median). */
-    roundRatios?: number[];
-  }[];
-}
+export type { Measured, Probe, ScenarioResult } from './scenario-result.js';
 
 export interface BenchResults {
   startedAt: string;

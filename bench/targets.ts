@@ -1,4 +1,4 @@
-import type { BenchResults, ScenarioResult } from './runner.js';
+import type { ScenarioResult } from './scenario-result.js';
 
 /** One of the benchmark's targets (evaluateTargets below), as measured; `pass` is null when not measured. */
 export interface TargetCheck {
@@ -19,7 +19,13 @@ const sqlOf = (s: ScenarioResult | undefined) => {
   return Math.max(...seen);
 };
 
-export function evaluateTargets(r: BenchResults): TargetCheck[] {
+/** What the targets read of a run's results: its scenarios and the gateway's peak RSS. */
+export interface TargetInput {
+  scenarios: readonly ScenarioResult[];
+  servers: { gatewayPeakRssMb: number };
+}
+
+export function evaluateTargets(r: TargetInput): TargetCheck[] {
   const by = new Map(r.scenarios.map((s) => [s.id, s]));
   const out: TargetCheck[] = [];
 
