@@ -11,6 +11,7 @@ import { compileListQuery } from '../src/modules/records/filter.js';
 import { bulkInsertRecords, pagesFor } from '../src/modules/records/repository.js';
 import { schemasByKeys } from '../src/modules/schema/repository.js';
 import { installDefaultProperties } from '../src/modules/schema/service.js';
+import { emptyCluster } from './helpers/database.js';
 
 /**
  * Without pg_trgm (a PGlite started without the extension, or a Postgres that lacks it), the
@@ -18,7 +19,7 @@ import { installDefaultProperties } from '../src/modules/schema/service.js';
  */
 describe('search without pg_trgm', () => {
   test('migrates without the trigram index, and search still finds records', async () => {
-    const pglite = await PGlite.create();
+    const pglite = await PGlite.create(emptyCluster());
     const db = new Kysely<DB>({
       dialect: new PostgresDialect({ pool: new pg.Pool({ ...createPgConfig(pglite), max: 1 }) }),
     });

@@ -1,9 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { TestProject } from 'vitest/node';
 import { createDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { PACKAGE_ROOT } from '../../src/paths.js';
 import { seedDemo } from '../../src/seed/demo.js';
 import { onCitus } from '../helpers/citus.js';
 import { createScratchDatabase, type DatabaseSnapshots } from '../helpers/database.js';
@@ -27,17 +30,46 @@ export default async function setup(project: TestProject) {
 
 async function pgliteSnapshots() {
   const dir = mkdtempSync(join(tmpdir(), 'sdg-snapshots-'));
-  const database = await createDatabase({ dataDir: 'memory://' });
+  const empty = await initdbDump();
+  const database = await createDatabase({
+    dataDir: 'memory://',
+    loadDataDir: new Blob([readFileSync(empty)]),
+  });
   try {
     await migrateToLatest(database.db);
     const migrated = await save(database, join(dir, 'migrated.tar'));
     const demo = await seedDemo(database.db);
     const seeded = await save(database, join(dir, 'seeded.tar'));
-    const snapshots: DatabaseSnapshots = { backend: 'pglite', migrated, seeded, demo };
+    const snapshots: DatabaseSnapshots = { backend: 'pglite', migrated, seeded, demo, empty };
     return { snapshots, remove: async () => rmSync(dir, { recursive: true, force: true }) };
   } finally {
     await database.close();
   }
+}
+
+/**
+ * A dump of the cluster initdb makes, kept between runs under node_modules/.cache for each PGlite
+ * version: initdb is most of this setup's time, and what it writes depends on PGlite alone (no
+ * database of ours exists yet, and extensions are only made available). Written whole, then
+ * renamed, so a run side by side never reads half of it.
+ */
+async function initdbDump(): Promise<string> {
+  const pkg = join(PACKAGE_ROOT, 'node_modules/@electric-sql/pglite/package.json');
+  const { version } = JSON.parse(readFileSync(pkg, 'utf8')) as { version: string };
+  const cache = join(PACKAGE_ROOT, 'node_modules/.cache');
+  const file = join(cache, `sdg-test-pglite-initdb-${version}.tar`);
+  if (existsSync(file)) return file;
+  const pglite = await PGlite.create({ extensions: { pg_trgm } });
+  try {
+    const dump = Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer());
+    mkdirSync(cache, { recursive: true });
+    const part = `${file}.${process.pid}`;
+    writeFileSync(part, dump);
+    renameSync(part, file);
+  } finally {
+    await pglite.close();
+  }
+  return file;
 }
 
 async function save(database: Database, file: string): Promise<string> {
