@@ -6,7 +6,7 @@ import type { ChangeSourceName as ChangeSource } from '../modules/changes/types.
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { OrgModel, PortfolioModel, UserModel, ViewerModel } from '../modules/org/types.js';
 import type { PropertySchemaModel, PropertyDefModel } from '../modules/schema/types.js';
-import type { ValueModel, RecordModel, ConnectionModel, EdgeModel } from '../modules/records/types.js';
+import type { ValueModel, RecordModel, ConnectionModel, EdgeModel, AggregatesModel, GroupsModel, GroupModel } from '../modules/records/types.js';
 import type { ChangeConnectionModel, ChangeEdgeModel, ChangeModel, PropertyChangeModel } from '../modules/changes/types.js';
 import type { WebhookDeliveryConnectionModel, WebhookDeliveryEdgeModel, WebhookEndpointModel, WebhookDeliveryModel, CreateWebhookEndpointPayloadModel, WebhookEndpointPayloadModel } from '../modules/webhooks/types.js';
 import type { FeatureCollectionModel } from '../modules/maps/types.js';
@@ -34,6 +34,152 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
+/** Input of addPropertyOption. */
+export type AddPropertyOptionInput = {
+  /** The record kind. */
+  kind: RecordKind;
+  /** The new option. */
+  option: SelectOptionInput;
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** Its place among the options, from 0; the end when absent. */
+  position?: InputMaybe<Scalars['Int']['input']>;
+  /** The select or multi_select property. */
+  propertyId: Scalars['ID']['input'];
+};
+
+/** One group: its key values, in `groupBy`'s order, and the aggregates of its records. */
+export type AggregateGroup = {
+  __typename?: 'AggregateGroup';
+  /** Aggregates over the group's records. */
+  aggregates: RecordAggregates;
+  /** One per group key. */
+  keys: Array<AggregateGroupKey>;
+};
+
+/**
+ * One group key: a select, multi_select, people or checkbox property; or, with a `bucket`, a date
+ * property or a time field of the record (its UTC day). Exactly one of `propertyId` and `field`.
+ */
+export type AggregateGroupBy = {
+  /** For a date property or a time field: the span of each group. */
+  bucket?: InputMaybe<DateBucket>;
+  /** A time field of the record (needs `bucket`). */
+  field?: InputMaybe<AggregateTimeField>;
+  /** A select, multi_select, people, checkbox or (with `bucket`) date property. */
+  propertyId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** A group's value of one key. */
+export type AggregateGroupKey = {
+  __typename?: 'AggregateGroupKey';
+  /** true for the group of records without a value. */
+  empty: Scalars['Boolean']['output'];
+  /** The option or user name, `Checked` / `Unchecked`, or the bucket (`2026-05-04`, `2026-W19`, `2026-05`, `2026-Q2`, `2026`); `No value` for records without one. */
+  label?: Maybe<Scalars['String']['output']>;
+  /** The option id, user id, `true` / `false`, or the bucket's first day (YYYY-MM-DD); null for records without a value. */
+  value?: Maybe<Scalars['String']['output']>;
+};
+
+/** The order of groups. Ties, and groups whose aggregate is null (last), follow the key order. */
+export type AggregateGroupOrder = {
+  /** KEY (default), COUNT, or an aggregate of a number property or of `ACRES`. */
+  by: AggregateGroupOrderBy;
+  /** ASC (the default) or DESC. */
+  direction?: InputMaybe<OrderDirection>;
+  /** For SUM, AVG, MIN and MAX: `ACRES` (parcels). */
+  field?: InputMaybe<AggregateNumberField>;
+  /** For SUM, AVG, MIN and MAX: a number property. */
+  propertyId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** What orders the groups. */
+export type AggregateGroupOrderBy =
+  /** The group's mean of `propertyId` or `field`. */
+  | 'AVG'
+  /** How many records each group holds. */
+  | 'COUNT'
+  /** The keys: options in schema order, users by id, unticked before ticked, days in order; records without a value last. */
+  | 'KEY'
+  /** The group's greatest value of `propertyId` or `field`. */
+  | 'MAX'
+  /** The group's least value of `propertyId` or `field`. */
+  | 'MIN'
+  /** The group's sum of `propertyId` or `field`. */
+  | 'SUM';
+
+/** The groups of a list's records. */
+export type AggregateGroups = {
+  __typename?: 'AggregateGroups';
+  /** Up to `first` groups, in order. Groups without records are not listed. */
+  groups: Array<AggregateGroup>;
+  /** How many groups there are, listed or not. */
+  totalGroups: Scalars['Int']['output'];
+  /** true when there are more groups than `first`: the rest were cut. */
+  truncated: Scalars['Boolean']['output'];
+};
+
+/** A number field of the record that sum, avg, min and max take. */
+export type AggregateNumberField =
+  /** Parcels only: the boundary's area in acres (parcels without one are skipped). */
+  | 'ACRES';
+
+/** A time field of the record, for minTime and maxTime, or to group by. */
+export type AggregateTimeField =
+  /** Creation time. */
+  | 'CREATED_AT'
+  /** Last update time. */
+  | 'UPDATED_AT';
+
+/** What an administration entry did. */
+export type AuditAction =
+  /** A user became a member (the command line's `member add`). */
+  | 'ADD'
+  /** A guest was granted a portfolio (`details`: portfolioId). */
+  | 'GUEST_GRANT'
+  /** A guest's portfolio was taken back (`details`: portfolioId). */
+  | 'GUEST_REVOKE'
+  /** A person was invited (`details`: email, role, portfolioIds, userCreated, keyId). */
+  | 'INVITE'
+  /** An API key was created (`details`: keyId, prefix, label, admin); never the secret. */
+  | 'KEY_CREATE'
+  /** An API key was revoked (`details`: keyId, prefix). */
+  | 'KEY_REVOKE'
+  /** A member was removed (`details`: before). */
+  | 'REMOVE'
+  /** A member's role changed (`details`: before, after). */
+  | 'ROLE';
+
+/** One administration entry of the change log: who did what to whom, when. */
+export type AuditEntry = {
+  __typename?: 'AuditEntry';
+  /** What was done. */
+  action: AuditAction;
+  /** The API key it was done with; null for the command line. */
+  apiKeyId?: Maybe<Scalars['ID']['output']>;
+  /** When. */
+  at: Scalars['DateTime']['output'];
+  /** The action's particulars, as listed under AuditAction. */
+  details: Scalars['JSON']['output'];
+  /** The entry's id (`chg_…`). */
+  id: Scalars['ID']['output'];
+  /** API or CLI. */
+  source: ChangeSource;
+  /** The user it was done to. */
+  subjectUserId: Scalars['ID']['output'];
+  /** Who did it; null for the command line. */
+  userId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** A page of administration entries. */
+export type AuditLogPage = {
+  __typename?: 'AuditLogPage';
+  /** The entries alone. */
+  nodes: Array<AuditEntry>;
+  /** Paging. */
+  pageInfo: PageInfo;
+};
+
 /**
  * A box in longitude and latitude (WGS 84). It may not cross the antimeridian: use two boxes joined
  * by `or`.
@@ -48,6 +194,63 @@ export type BoundingBox = {
   /** Western edge, in degrees of longitude (-180..180). */
   west: Scalars['Float']['input'];
 };
+
+/** Input of linkRecords and unlinkRecords: up to 1,000 pairs of one portfolio. */
+export type BulkLinkInput = {
+  /** When true, nothing is written if any pair fails; every valid pair then answers NOT_WRITTEN. */
+  allOrNone?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The organization. */
+  orgId: Scalars['ID']['input'];
+  /** The pairs, at most 1,000. */
+  pairs: Array<LinkPairInput>;
+  /** The portfolio both records of every pair belong to. */
+  portfolioId: Scalars['ID']['input'];
+  /** The source of the pairs' `externalId`s; required when any side is named by external id. */
+  source?: InputMaybe<Scalars['String']['input']>;
+  /** What the pairs join. */
+  type: LinkType;
+};
+
+/** Result of a bulk link or unlink. */
+export type BulkLinkPayload = {
+  __typename?: 'BulkLinkPayload';
+  /** How many pairs changed (linked or unlinked). */
+  changed: Scalars['Int']['output'];
+  /** How many failed. */
+  failed: Scalars['Int']['output'];
+  /** One result per pair, in the order of `pairs`. */
+  results: Array<BulkLinkResult>;
+  /** How many pairs were already so. */
+  unchanged: Scalars['Int']['output'];
+};
+
+/** One pair's answer in a bulk link or unlink. */
+export type BulkLinkResult = {
+  __typename?: 'BulkLinkResult';
+  /** The project or parcel id; null when it was not found. */
+  fromId?: Maybe<Scalars['ID']['output']>;
+  /** The pair's position in `pairs`, from 0. */
+  index: Scalars['Int']['output'];
+  /** CREATED (linked), DELETED (unlinked), UNCHANGED (already so) or FAILED. */
+  outcome: BulkOutcome;
+  /** The contact id; null when it was not found. */
+  toId?: Maybe<Scalars['ID']['output']>;
+  /** Why it failed; empty unless outcome is FAILED. */
+  userErrors: Array<UserError>;
+};
+
+/** What a bulk write did with one item. */
+export type BulkOutcome =
+  /** A new record (or link) was written. */
+  | 'CREATED'
+  /** A link or unlink removed a link. */
+  | 'DELETED'
+  /** The item was refused (see its userErrors), or, under allOrNone, not written. */
+  | 'FAILED'
+  /** The record already held these values (or the pair was already so): nothing was written. */
+  | 'UNCHANGED'
+  /** The record's values changed and were written. */
+  | 'UPDATED';
 
 /** One entry of the change log, written in the same transaction as the change itself. */
 export type Change = {
@@ -104,6 +307,41 @@ export type ChangeEdge = {
 
 export { ChangeOperation };
 
+/** Input of changePropertyType. */
+export type ChangePropertyTypeInput = {
+  /** Clear the values that do not convert (each logged) instead of refusing the change. */
+  clearUnconvertible?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Only report what would convert; change nothing. */
+  dryRun?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The record kind. */
+  kind: RecordKind;
+  /** For a select or multi_select target: its options (a select's own are kept when absent). Values match them by id, then by name. */
+  options?: InputMaybe<Array<SelectOptionInput>>;
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+  /** The new type; to or from PEOPLE is refused. */
+  type: PropertyType;
+};
+
+/** Result of changePropertyType. */
+export type ChangePropertyTypePayload = {
+  __typename?: 'ChangePropertyTypePayload';
+  /** How many values convert. */
+  convertible: Scalars['Int']['output'];
+  /** Whether nothing was changed. */
+  dryRun: Scalars['Boolean']['output'];
+  /** The property: with its new type, or (on a dry run) as it is. */
+  property: PropertyDefinition;
+  /** How many records were written (0 on a dry run). */
+  recordsChanged: Scalars['Int']['output'];
+  /** The first 100 values that do not convert. */
+  unconvertible: Array<UnconvertibleValue>;
+  /** How many values do not. */
+  unconvertibleCount: Scalars['Int']['output'];
+};
+
 export { ChangeSource };
 
 /** Checkbox operators. */
@@ -130,6 +368,8 @@ export type Contact = Node & PropertyRecord & {
   __typename?: 'Contact';
   /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The ids other systems know this record by, one per source, ordered by source. */
+  externalIds: Array<ExternalId>;
   /** Every change to this contact, newest first: who made it, when, and which properties changed from what to what. */
   history: ChangeConnection;
   /** The contact id (`con_…`). */
@@ -190,10 +430,14 @@ export type ContactValueArgs = {
 /** A page of contacts. */
 export type ContactConnection = {
   __typename?: 'ContactConnection';
+  /** Counts, sums, averages, minimums and maximums over every record of the list under its filter and search, not only this page (docs/graphql.md#dashboards-aggregates). */
+  aggregates: RecordAggregates;
   /** The edges of this page. */
   edges: Array<ContactEdge>;
-  /** Counts per option (select, multi_select) or per user (people) of one property, under the filter and search. */
+  /** Counts per option (select, multi_select), per user (people) or per state (checkbox: true, false) of one property, under the filter and search. */
   facets: Array<Facet>;
+  /** The list's records under its filter and search, grouped by one or two keys, with aggregates per group. */
+  groupedAggregates: AggregateGroups;
   /** The contacts of this page, without edge data. */
   nodes: Array<Contact>;
   /** Paging information. */
@@ -206,6 +450,14 @@ export type ContactConnection = {
 /** A page of contacts. */
 export type ContactConnectionFacetsArgs = {
   propertyId: Scalars['ID']['input'];
+};
+
+
+/** A page of contacts. */
+export type ContactConnectionGroupedAggregatesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  groupBy: Array<AggregateGroupBy>;
+  orderBy?: InputMaybe<AggregateGroupOrder>;
 };
 
 /** A contact in a page. */
@@ -226,6 +478,49 @@ export type ContactPayload = {
   contact?: Maybe<Contact>;
   /** Why the write was refused; empty when it succeeded. A CONFLICT leaves the record unchanged. */
   userErrors: Array<UserError>;
+};
+
+/** Input of createApiKey. */
+export type CreateApiKeyInput = {
+  /** An admin key (may send documents outside the trusted list); only an admin key can make one. */
+  admin?: InputMaybe<Scalars['Boolean']['input']>;
+  /** A label, to tell keys apart. */
+  label?: InputMaybe<Scalars['String']['input']>;
+  /** The organization whose owner or admin you are. */
+  organizationId: Scalars['ID']['input'];
+  /** The user the key acts as; yourself when absent. Another user's key needs you to manage every organization they belong to (and own those they own). */
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** Result of createApiKey. */
+export type CreateApiKeyPayload = {
+  __typename?: 'CreateApiKeyPayload';
+  /** The secret (`sdg_…`). Shown only here; the gateway keeps its hash. */
+  apiKey: Scalars['String']['output'];
+  /** The key's id (`key_…`), to revoke it. */
+  id: Scalars['ID']['output'];
+  /** The first characters of the key, safe to show. */
+  prefix: Scalars['String']['output'];
+  /** The user it acts as. */
+  userId: Scalars['ID']['output'];
+};
+
+/** Input of createProperty. */
+export type CreatePropertyInput = {
+  /** The new property's id, the key of its values: a letter, then letters, digits, - or _ (at most 64). */
+  id: Scalars['ID']['input'];
+  /** The record kind whose schema gets the property. */
+  kind: RecordKind;
+  /** Its display name. */
+  name: Scalars['String']['input'];
+  /** Its options (select and multi_select only, at least one). */
+  options?: InputMaybe<Array<SelectOptionInput>>;
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** Whether creates must set it; refused while records of the kind exist (create it optional, fill it, then require it). */
+  required?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The type of its values. */
+  type: PropertyType;
 };
 
 /** Input of a create. */
@@ -260,6 +555,19 @@ export type CreateWebhookEndpointPayload = {
   /** The signing secret (`whsec_…`). Shown only here: store it with the receiver. */
   secret: Scalars['String']['output'];
 };
+
+/** A span of days that groups dates: the group's key is its first day. */
+export type DateBucket =
+  /** One day. */
+  | 'DAY'
+  /** A calendar month. */
+  | 'MONTH'
+  /** A calendar quarter (January, April, July, October). */
+  | 'QUARTER'
+  /** An ISO week, Monday to Sunday. */
+  | 'WEEK'
+  /** A calendar year. */
+  | 'YEAR';
 
 /** Date operators, on the value's start date. Several operators in one group must all hold. */
 export type DateFilter = {
@@ -317,6 +625,29 @@ export type DeletePayload = {
   userErrors: Array<UserError>;
 };
 
+/** Input of deleteProperty. */
+export type DeletePropertyInput = {
+  /** Only count the records holding values; change nothing. */
+  dryRun?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The record kind. */
+  kind: RecordKind;
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+};
+
+/** Result of deleteProperty. */
+export type DeletePropertyPayload = {
+  __typename?: 'DeletePropertyPayload';
+  /** Whether nothing was changed. */
+  dryRun: Scalars['Boolean']['output'];
+  /** The property id. */
+  propertyId: Scalars['ID']['output'];
+  /** How many records hold (or held) a value of it. */
+  recordsWithValues: Scalars['Int']['output'];
+};
+
 /** Input of a delete. */
 export type DeleteRecordInput = {
   /** The record id. */
@@ -344,14 +675,34 @@ export type DistanceFilter = {
   meters: Scalars['Float']['input'];
 };
 
-/** How many records of the list have one option or user (or no value) in a property. */
+/**
+ * An id another system (a source) knows a record by. Unique within the organization: one record per
+ * source and id.
+ */
+export type ExternalId = {
+  __typename?: 'ExternalId';
+  /** The record's id in that source. */
+  id: Scalars['String']['output'];
+  /** The source's name, as declared with registerExternalSource. */
+  source: Scalars['String']['output'];
+};
+
+/** A source and one of its ids, in filters. */
+export type ExternalIdInput = {
+  /** The id in that source. */
+  id: Scalars['String']['input'];
+  /** The source's name. */
+  source: Scalars['String']['input'];
+};
+
+/** How many records of the list have one option, user or checkbox state (or no value) in a property. */
 export type Facet = {
   __typename?: 'Facet';
   /** How many records, under the connection's filter and search. */
   count: Scalars['Int']['output'];
-  /** The option name or user name; null for records without a value. */
+  /** The option name, user name, or `Checked` / `Unchecked`; null for records without a value. */
   label?: Maybe<Scalars['String']['output']>;
-  /** The option id or user id; null for records without a value. */
+  /** The option id, user id, or `true` / `false` for a checkbox; null for records without a value. */
   value?: Maybe<Scalars['ID']['output']>;
 };
 
@@ -398,12 +749,135 @@ export type GeoPoint = {
   longitude: Scalars['Float']['output'];
 };
 
+/** Input of grantGuestAccess and revokeGuestAccess. */
+export type GuestAccessInput = {
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The portfolio. */
+  portfolioId: Scalars['ID']['input'];
+  /** The user (not a member of the organization). */
+  userId: Scalars['ID']['input'];
+};
+
+/** Result of grantGuestAccess and revokeGuestAccess. */
+export type GuestAccessPayload = {
+  __typename?: 'GuestAccessPayload';
+  /** The portfolio granted or revoked. */
+  portfolioId: Scalars['ID']['output'];
+  /** Every portfolio of the organization they reach now. */
+  portfolioIds: Array<Scalars['ID']['output']>;
+  /** The guest. */
+  user: User;
+};
+
+/** Input of inviteUser. */
+export type InviteUserInput = {
+  /** The person's e-mail: an existing user with it is invited as they are; otherwise a user is created. */
+  email: Scalars['String']['input'];
+  /** The person's name; needed when the e-mail is new. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** GUEST only: the portfolios they may reach. */
+  portfolioIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Their role: OWNER (owners only), ADMIN, MEMBER, VIEWER, or GUEST with `portfolioIds`. */
+  role: Role;
+};
+
+/** Result of inviteUser. */
+export type InviteUserPayload = {
+  __typename?: 'InviteUserPayload';
+  /** A new user's first API key, shown only here: hand it to them. Null for a user who existed. */
+  apiKey?: Maybe<Scalars['String']['output']>;
+  /** That key's id (`key_…`), to revoke it. */
+  apiKeyId?: Maybe<Scalars['ID']['output']>;
+  /** Their role now. */
+  role: Role;
+  /** The user invited. */
+  user: User;
+  /** Whether the invite created the user. */
+  userCreated: Scalars['Boolean']['output'];
+};
+
+/** One pair of a bulk link or unlink. */
+export type LinkPairInput = {
+  /** The project or parcel. */
+  from: RecordRef;
+  /** The contact. */
+  to: RecordRef;
+};
+
+/** Which records a bulk link joins. */
+export type LinkType =
+  /** A parcel (`from`) and a contact (`to`). */
+  | 'PARCEL_CONTACT'
+  /** A project (`from`) and a contact (`to`). */
+  | 'PROJECT_CONTACT';
+
 /** A map layer of a portfolio. */
 export type MapLayer =
   /** Parcels, drawn by their boundary. */
   | 'PARCELS'
   /** Projects, drawn as a point at their location. */
   | 'PROJECTS';
+
+/** Result of setMemberRole. */
+export type MemberPayload = {
+  __typename?: 'MemberPayload';
+  /** Their role now. */
+  role: Role;
+  /** The member. */
+  user: User;
+};
+
+/** Input of mergePropertyOptions. */
+export type MergePropertyOptionsInput = {
+  /** The option that stays. */
+  intoOptionId: Scalars['ID']['input'];
+  /** The record kind. */
+  kind: RecordKind;
+  /** The option that goes: its values move to `intoOptionId`. */
+  optionId: Scalars['ID']['input'];
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+};
+
+/** Result of mergePropertyOptions. */
+export type MergePropertyOptionsPayload = {
+  __typename?: 'MergePropertyOptionsPayload';
+  /** The property, without the merged option. */
+  property: PropertyDefinition;
+  /** How many records had their value moved. */
+  recordsChanged: Scalars['Int']['output'];
+};
+
+/** Input of moveProperty. */
+export type MovePropertyInput = {
+  /** The record kind. */
+  kind: RecordKind;
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** Its new place, from 0. */
+  position: Scalars['Int']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+};
+
+/** Input of movePropertyOption. */
+export type MovePropertyOptionInput = {
+  /** The record kind. */
+  kind: RecordKind;
+  /** The option. */
+  optionId: Scalars['ID']['input'];
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** Its new place among the options, from 0. */
+  position: Scalars['Int']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+};
 
 /** Multi-select operators, with option ids of the property. */
 export type MultiSelectFilter = {
@@ -425,34 +899,123 @@ export type MultiSelectFilter = {
  */
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Adds one option to a select or multi_select property. */
+  addPropertyOption: PropertyPayload;
+  /** Changes a property's type, converting its values; `dryRun` lists the values that would not convert. */
+  changePropertyType: ChangePropertyTypePayload;
+  /** Creates an API key for yourself or for a user of the organization; the secret is in the answer only. */
+  createApiKey: CreateApiKeyPayload;
   /** Creates a contact. */
   createContact: ContactPayload;
   /** Creates a project. `properties` uses the REST v1 value objects; the required properties must be set. */
   createProject: ProjectPayload;
+  /** Adds a property to a record kind's schema (owners and admins). */
+  createProperty: PropertyPayload;
   /** Registers a webhook endpoint (organization owners only). The answer carries its signing secret, shown only this once. */
   createWebhookEndpoint: CreateWebhookEndpointPayload;
   /** Deletes a contact and its links; the linked records stay. */
   deleteContact: DeletePayload;
   /** Deletes a project and its links; the linked records stay. */
   deleteProject: DeletePayload;
+  /** Deletes a property and its values; `dryRun` counts the records holding values. */
+  deleteProperty: DeletePropertyPayload;
   /** Removes a webhook endpoint and its delivery log (organization owners only). */
   deleteWebhookEndpoint: DeleteWebhookEndpointPayload;
   /** Turns on an endpoint that was disabled after repeated failures, with its failure count reset; its pending deliveries go out again. */
   enableWebhookEndpoint: WebhookEndpointPayload;
+  /** Lets a guest reach one more portfolio. */
+  grantGuestAccess: GuestAccessPayload;
+  /** Invites a person: creates the user when the e-mail is new, and their membership or guest grants. A new user's first API key is in the answer, shown once. */
+  inviteUser: InviteUserPayload;
   /** Links a contact to a parcel of the same portfolio; linking a linked pair changes nothing. */
   linkParcelContact: ParcelContactPayload;
   /** Links a contact to a project of the same portfolio; linking a linked pair changes nothing. */
   linkProjectContact: ProjectContactPayload;
+  /** Links up to 1,000 pairs of records, each side named by id or by external id; linking a linked pair changes nothing. */
+  linkRecords: BulkLinkPayload;
+  /** Moves every value of one option to another and removes the first, in one transaction; each changed record is logged. */
+  mergePropertyOptions: MergePropertyOptionsPayload;
+  /** Moves a property to a position in its schema's order. */
+  moveProperty: PropertyPayload;
+  /** Moves one option to a position in the property's option order. */
+  movePropertyOption: PropertyPayload;
+  /** Gives one option another colour. */
+  recolorPropertyOption: PropertyPayload;
+  /** Declares an external id source of the organization (owners and admins). Declaring a declared one changes nothing. */
+  registerExternalSource: RegisterExternalSourcePayload;
+  /** Removes a member from the organization; the last owner cannot be removed. */
+  removeMember: RemoveMemberPayload;
+  /** Removes an option no record holds; one in use is refused (merge it with mergePropertyOptions). */
+  removePropertyOption: PropertyPayload;
+  /** Renames a property; its id, and so its values, stay. */
+  renameProperty: PropertyPayload;
+  /** Renames one option; values keep pointing at it by id. */
+  renamePropertyOption: PropertyPayload;
+  /** Revokes an API key at once: its next request gets 401. */
+  revokeApiKey: RevokeApiKeyPayload;
+  /** Takes a portfolio back from a guest. */
+  revokeGuestAccess: GuestAccessPayload;
+  /** Sets a member's role. Nobody raises their own role; only owners make or change owners; the last owner stays an owner. */
+  setMemberRole: MemberPayload;
+  /** Makes a property required or optional; required is refused while records lack a value. */
+  setPropertyRequired: PropertyPayload;
   /** Removes a parcel–contact link; both records stay. Unlinking an unlinked pair succeeds. */
   unlinkParcelContact: ParcelContactPayload;
   /** Removes a project–contact link; both records stay. Unlinking an unlinked pair succeeds. */
   unlinkProjectContact: ProjectContactPayload;
+  /** Unlinks up to 1,000 pairs of records; unlinking an unlinked pair changes nothing. */
+  unlinkRecords: BulkLinkPayload;
   /** Changes only the listed properties of a contact. */
   updateContact: ContactPayload;
   /** Changes only the listed properties of a parcel. Parcels cannot be created or deleted here. */
   updateParcel: ParcelPayload;
   /** Changes only the listed properties of a project; `{ text: null }` and the like clear one. */
   updateProject: ProjectPayload;
+  /** Creates or updates up to 1,000 contacts by external id, in one call. */
+  upsertContacts: UpsertRecordsPayload;
+  /** Creates or updates up to 1,000 parcels, with their geometry, by external id (owners and admins only). */
+  upsertParcels: UpsertRecordsPayload;
+  /** Creates or updates up to 1,000 projects by external id, in one call (see docs/sync.md). */
+  upsertProjects: UpsertRecordsPayload;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationAddPropertyOptionArgs = {
+  input: AddPropertyOptionInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationChangePropertyTypeArgs = {
+  input: ChangePropertyTypeInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationCreateApiKeyArgs = {
+  input: CreateApiKeyInput;
 };
 
 
@@ -479,6 +1042,19 @@ export type MutationCreateContactArgs = {
  */
 export type MutationCreateProjectArgs = {
   input: CreateRecordInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationCreatePropertyArgs = {
+  input: CreatePropertyInput;
 };
 
 
@@ -529,6 +1105,19 @@ export type MutationDeleteProjectArgs = {
  * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
  * example an empty id).
  */
+export type MutationDeletePropertyArgs = {
+  input: DeletePropertyInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationDeleteWebhookEndpointArgs = {
   input: WebhookEndpointIdInput;
 };
@@ -544,6 +1133,32 @@ export type MutationDeleteWebhookEndpointArgs = {
  */
 export type MutationEnableWebhookEndpointArgs = {
   input: WebhookEndpointIdInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationGrantGuestAccessArgs = {
+  input: GuestAccessInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationInviteUserArgs = {
+  input: InviteUserInput;
 };
 
 
@@ -581,6 +1196,188 @@ export type MutationLinkProjectContactArgs = {
  * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
  * example an empty id).
  */
+export type MutationLinkRecordsArgs = {
+  input: BulkLinkInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationMergePropertyOptionsArgs = {
+  input: MergePropertyOptionsInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationMovePropertyArgs = {
+  input: MovePropertyInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationMovePropertyOptionArgs = {
+  input: MovePropertyOptionInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationRecolorPropertyOptionArgs = {
+  input: RecolorPropertyOptionInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationRegisterExternalSourceArgs = {
+  input: RegisterExternalSourceInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationRemoveMemberArgs = {
+  input: RemoveMemberInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationRemovePropertyOptionArgs = {
+  input: PropertyOptionInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationRenamePropertyArgs = {
+  input: RenamePropertyInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationRenamePropertyOptionArgs = {
+  input: RenamePropertyOptionInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationRevokeApiKeyArgs = {
+  input: RevokeApiKeyInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationRevokeGuestAccessArgs = {
+  input: GuestAccessInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationSetMemberRoleArgs = {
+  input: SetMemberRoleInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationSetPropertyRequiredArgs = {
+  input: SetPropertyRequiredInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
 export type MutationUnlinkParcelContactArgs = {
   input: ParcelContactInput;
 };
@@ -596,6 +1393,19 @@ export type MutationUnlinkParcelContactArgs = {
  */
 export type MutationUnlinkProjectContactArgs = {
   input: ProjectContactInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationUnlinkRecordsArgs = {
+  input: BulkLinkInput;
 };
 
 
@@ -635,6 +1445,45 @@ export type MutationUpdateParcelArgs = {
  */
 export type MutationUpdateProjectArgs = {
   input: UpdateRecordInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationUpsertContactsArgs = {
+  input: UpsertRecordsInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationUpsertParcelsArgs = {
+  input: UpsertRecordsInput;
+};
+
+
+/**
+ * Every write. Expected failures are data: a write refused for its values (a value that does not fit
+ * its property, an unknown or read-only property, a required one missing) answers with the payload's
+ * `userErrors`, all of them at once, and its record null; nothing is written. Failures of the request
+ * itself stay GraphQL errors with `extensions.code`: UNAUTHENTICATED (no valid key), FORBIDDEN (a
+ * read-only role), NOT_FOUND (absent or out of reach), and malformed input (VALIDATION_FAILED, for
+ * example an empty id).
+ */
+export type MutationUpsertProjectsArgs = {
+  input: UpsertRecordsInput;
 };
 
 /**
@@ -700,6 +1549,10 @@ export type OrderDirection =
 /** A company using the service; the tenant boundary. */
 export type Organization = Node & {
   __typename?: 'Organization';
+  /** The organization's administration entries (invites, roles, guest grants, keys), newest first. Owners and admins only; others get FORBIDDEN. */
+  auditLog: AuditLogPage;
+  /** The external id sources declared here (see registerExternalSource), by name. */
+  externalSources: Array<Scalars['String']['output']>;
   /** The organization id (`org_…`). */
   id: Scalars['ID']['output'];
   /** Display name. */
@@ -716,6 +1569,13 @@ export type Organization = Node & {
   viewerRole: Role;
   /** The webhook endpoints registered here, oldest first. Owners only: anyone else gets FORBIDDEN. */
   webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+/** A company using the service; the tenant boundary. */
+export type OrganizationAuditLogArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -752,6 +1612,8 @@ export type Parcel = Node & PropertyRecord & {
   contacts: ContactConnection;
   /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The ids other systems know this record by, one per source, ordered by source. */
+  externalIds: Array<ExternalId>;
   /** The parcel boundary as a GeoJSON geometry (Polygon or MultiPolygon), or null. */
   geometry?: Maybe<Scalars['JSON']['output']>;
   /** Every change to this parcel, newest first: who made it, when, and which properties changed from what to what. */
@@ -812,10 +1674,14 @@ export type ParcelValueArgs = {
 /** A page of parcels. */
 export type ParcelConnection = {
   __typename?: 'ParcelConnection';
+  /** Counts, sums, averages, minimums and maximums over every record of the list under its filter and search, not only this page (docs/graphql.md#dashboards-aggregates). */
+  aggregates: RecordAggregates;
   /** The edges of this page. */
   edges: Array<ParcelEdge>;
-  /** Counts per option (select, multi_select) or per user (people) of one property, under the filter and search. */
+  /** Counts per option (select, multi_select), per user (people) or per state (checkbox: true, false) of one property, under the filter and search. */
   facets: Array<Facet>;
+  /** The list's records under its filter and search, grouped by one or two keys, with aggregates per group. */
+  groupedAggregates: AggregateGroups;
   /** The parcels of this page, without edge data. */
   nodes: Array<Parcel>;
   /** Paging information. */
@@ -828,6 +1694,14 @@ export type ParcelConnection = {
 /** A page of parcels. */
 export type ParcelConnectionFacetsArgs = {
   propertyId: Scalars['ID']['input'];
+};
+
+
+/** A page of parcels. */
+export type ParcelConnectionGroupedAggregatesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  groupBy: Array<AggregateGroupBy>;
+  orderBy?: InputMaybe<AggregateGroupOrder>;
 };
 
 /** Input of a parcel–contact link or unlink. */
@@ -1059,6 +1933,8 @@ export type Project = Node & PropertyRecord & {
   contacts: ContactConnection;
   /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The ids other systems know this record by, one per source, ordered by source. */
+  externalIds: Array<ExternalId>;
   /** Every change to this project, newest first: who made it, when, and which properties changed from what to what. */
   history: ChangeConnection;
   /** The project id (`prj_…`). */
@@ -1119,10 +1995,14 @@ export type ProjectValueArgs = {
 /** A page of projects. */
 export type ProjectConnection = {
   __typename?: 'ProjectConnection';
+  /** Counts, sums, averages, minimums and maximums over every record of the list under its filter and search, not only this page (docs/graphql.md#dashboards-aggregates). */
+  aggregates: RecordAggregates;
   /** The edges of this page. */
   edges: Array<ProjectEdge>;
-  /** Counts per option (select, multi_select) or per user (people) of one property, under the filter and search. */
+  /** Counts per option (select, multi_select), per user (people) or per state (checkbox: true, false) of one property, under the filter and search. */
   facets: Array<Facet>;
+  /** The list's records under its filter and search, grouped by one or two keys, with aggregates per group. */
+  groupedAggregates: AggregateGroups;
   /** The projects of this page, without edge data. */
   nodes: Array<Project>;
   /** Paging information. */
@@ -1135,6 +2015,14 @@ export type ProjectConnection = {
 /** A page of projects. */
 export type ProjectConnectionFacetsArgs = {
   propertyId: Scalars['ID']['input'];
+};
+
+
+/** A page of projects. */
+export type ProjectConnectionGroupedAggregatesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  groupBy: Array<AggregateGroupBy>;
+  orderBy?: InputMaybe<AggregateGroupOrder>;
 };
 
 /** Input of a project–contact link or unlink. */
@@ -1237,10 +2125,31 @@ export type PropertyFilter = {
   text?: InputMaybe<TextFilter>;
 };
 
+/** Input naming one option of a property. */
+export type PropertyOptionInput = {
+  /** The record kind. */
+  kind: RecordKind;
+  /** The option. */
+  optionId: Scalars['ID']['input'];
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+};
+
+/** Result of a property schema change. */
+export type PropertyPayload = {
+  __typename?: 'PropertyPayload';
+  /** The property as it is now. */
+  property: PropertyDefinition;
+};
+
 /** Fields every record with dynamic properties (project, parcel, contact) has. */
 export type PropertyRecord = {
   /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The ids other systems know this record by, one per source, ordered by source. */
+  externalIds: Array<ExternalId>;
   /** The record id. */
   id: Scalars['ID']['output'];
   /** The portfolio the record belongs to. */
@@ -1324,6 +2233,8 @@ export type Query = {
   parcel?: Maybe<Parcel>;
   /** A project by id, or null. */
   project?: Maybe<Project>;
+  /** The record that carries this external id in the organization, or null when none does or it is out of reach. */
+  recordByExternalId?: Maybe<PropertyRecord>;
   /** The user whose API key made this request. */
   viewer: Viewer;
   /** One webhook endpoint; null when it does not exist or is out of reach. Owners only: other members get FORBIDDEN. */
@@ -1362,8 +2273,187 @@ export type QueryProjectArgs = {
 
 
 /** The root of every read. */
+export type QueryRecordByExternalIdArgs = {
+  externalId: Scalars['String']['input'];
+  orgId: Scalars['ID']['input'];
+  source: Scalars['String']['input'];
+};
+
+
+/** The root of every read. */
 export type QueryWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
+};
+
+/** Input of recolorPropertyOption. */
+export type RecolorPropertyOptionInput = {
+  /** A hex colour such as `#f59e0b`. */
+  color: Scalars['String']['input'];
+  /** The record kind. */
+  kind: RecordKind;
+  /** The option. */
+  optionId: Scalars['ID']['input'];
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+};
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregates = {
+  __typename?: 'RecordAggregates';
+  /** The mean of a number property or of `ACRES`, over the records that have a value. */
+  avg?: Maybe<Scalars['Float']['output']>;
+  /** How many records. */
+  count: Scalars['Int']['output'];
+  /** The greatest value of a number property or of `ACRES`. */
+  max?: Maybe<Scalars['Float']['output']>;
+  /** The latest day of a date property. */
+  maxDate?: Maybe<Scalars['Date']['output']>;
+  /** The latest creation or update time. */
+  maxTime?: Maybe<Scalars['DateTime']['output']>;
+  /** The least value of a number property or of `ACRES`. */
+  min?: Maybe<Scalars['Float']['output']>;
+  /** The earliest day of a date property. */
+  minDate?: Maybe<Scalars['Date']['output']>;
+  /** The earliest creation or update time. */
+  minTime?: Maybe<Scalars['DateTime']['output']>;
+  /** The sum of a number property or of `ACRES`. */
+  sum?: Maybe<Scalars['Float']['output']>;
+  /** How many records have a value for the property (what `isEmpty: false` matches). */
+  withValue: Scalars['Int']['output'];
+  /** How many records have no value for the property (what `isEmpty: true` matches). */
+  withoutValue: Scalars['Int']['output'];
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesAvgArgs = {
+  field?: InputMaybe<AggregateNumberField>;
+  propertyId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesMaxArgs = {
+  field?: InputMaybe<AggregateNumberField>;
+  propertyId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesMaxDateArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesMaxTimeArgs = {
+  field: AggregateTimeField;
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesMinArgs = {
+  field?: InputMaybe<AggregateNumberField>;
+  propertyId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesMinDateArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesMinTimeArgs = {
+  field: AggregateTimeField;
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesSumArgs = {
+  field?: InputMaybe<AggregateNumberField>;
+  propertyId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesWithValueArgs = {
+  propertyId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Aggregates over a set of records: a whole list under its filter and search, or one group of
+ * `groupedAggregates`. Each aggregate names one property (`propertyId`) or one field of the record
+ * (`field`), exactly one of the two. sum, avg, min and max take number properties and `ACRES` (parcels);
+ * minDate and maxDate date properties; minTime and maxTime `CREATED_AT` and `UPDATED_AT`; withValue and
+ * withoutValue any property. Records without a value are skipped; over none the answer is null.
+ */
+export type RecordAggregatesWithoutValueArgs = {
+  propertyId: Scalars['ID']['input'];
 };
 
 /**
@@ -1384,6 +2474,8 @@ export type RecordFilter = {
   createdAt?: InputMaybe<DateTimeRange>;
   /** Records whose geometry comes within a distance of a point (a circle of 64 sides). Not for contacts. */
   dWithin?: InputMaybe<DistanceFilter>;
+  /** Records that carry this external id (a source and an id of that source). */
+  externalId?: InputMaybe<ExternalIdInput>;
   /**
    * Records whose geometry meets this GeoJSON Polygon or MultiPolygon (outer rings only, at most
    * 1,000 positions). Not for contacts.
@@ -1427,6 +2519,84 @@ export type RecordOrderField =
   /** Last update time. */
   | 'UPDATED_AT';
 
+/** A record named by its id or by its external id in the call's source: exactly one member. */
+export type RecordRef =
+  /** The record's id in the call's `source`. */
+  { externalId: Scalars['String']['input']; id?: never; }
+  |  /** The record id. */
+  { externalId?: never; id: Scalars['ID']['input']; };
+
+/** Input of registerExternalSource. */
+export type RegisterExternalSourceInput = {
+  /** The source's name: 1 to 64 letters, digits, `.`, `_` or `-`, for example `county_roll` or `hubspot`. */
+  name: Scalars['String']['input'];
+  /** The organization. */
+  orgId: Scalars['ID']['input'];
+};
+
+/** Result of registerExternalSource. */
+export type RegisterExternalSourcePayload = {
+  __typename?: 'RegisterExternalSourcePayload';
+  /** Every source the organization has declared, the new one included. */
+  sources: Array<Scalars['String']['output']>;
+};
+
+/** Input of removeMember. */
+export type RemoveMemberInput = {
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The member. */
+  userId: Scalars['ID']['input'];
+};
+
+/** Result of removeMember. */
+export type RemoveMemberPayload = {
+  __typename?: 'RemoveMemberPayload';
+  /** The user removed. */
+  userId: Scalars['ID']['output'];
+};
+
+/** Input of renameProperty. */
+export type RenamePropertyInput = {
+  /** The record kind. */
+  kind: RecordKind;
+  /** The new display name. */
+  name: Scalars['String']['input'];
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+};
+
+/** Input of renamePropertyOption. */
+export type RenamePropertyOptionInput = {
+  /** The record kind. */
+  kind: RecordKind;
+  /** Its new display name. */
+  name: Scalars['String']['input'];
+  /** The option. */
+  optionId: Scalars['ID']['input'];
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+};
+
+/** Input of revokeApiKey. */
+export type RevokeApiKeyInput = {
+  /** The key id (`key_…`). */
+  id: Scalars['ID']['input'];
+  /** The organization whose owner or admin you are (the key's user must belong to it). */
+  organizationId: Scalars['ID']['input'];
+};
+
+/** Result of revokeApiKey. */
+export type RevokeApiKeyPayload = {
+  __typename?: 'RevokeApiKeyPayload';
+  /** The key revoked. */
+  revokedId: Scalars['ID']['output'];
+};
+
 export { Role };
 
 /** Select operators, with option ids of the property. */
@@ -1450,6 +2620,16 @@ export type SelectOption = {
   name: Scalars['String']['output'];
 };
 
+/** One option, as written. */
+export type SelectOptionInput = {
+  /** A hex colour such as `#f59e0b`. */
+  color: Scalars['String']['input'];
+  /** The option id, stored in values. */
+  id: Scalars['ID']['input'];
+  /** Its display name. */
+  name: Scalars['String']['input'];
+};
+
 /** A select or multi_select value. */
 export type SelectValue = PropertyValue & {
   __typename?: 'SelectValue';
@@ -1459,6 +2639,28 @@ export type SelectValue = PropertyValue & {
   property: PropertyDefinition;
   /** The property id. */
   propertyId: Scalars['ID']['output'];
+};
+
+/** Input of setMemberRole. */
+export type SetMemberRoleInput = {
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** Their new role (not GUEST: remove them and grant portfolios instead). */
+  role: Role;
+  /** The member. */
+  userId: Scalars['ID']['input'];
+};
+
+/** Input of setPropertyRequired. */
+export type SetPropertyRequiredInput = {
+  /** The record kind. */
+  kind: RecordKind;
+  /** The organization. */
+  organizationId: Scalars['ID']['input'];
+  /** The property. */
+  propertyId: Scalars['ID']['input'];
+  /** Required (true) or optional (false). */
+  required: Scalars['Boolean']['input'];
 };
 
 /**
@@ -1523,6 +2725,19 @@ export type TextValue = PropertyValue & {
   text: Scalars['String']['output'];
 };
 
+/** A value that would not convert to a new type. */
+export type UnconvertibleValue = {
+  __typename?: 'UnconvertibleValue';
+  /** The record's portfolio. */
+  portfolioId: Scalars['ID']['output'];
+  /** Why it does not convert. */
+  reason: Scalars['String']['output'];
+  /** The record holding it. */
+  recordId: Scalars['ID']['output'];
+  /** The value as stored, in the REST v1 value format. */
+  value: Scalars['JSON']['output'];
+};
+
 /** Input of a partial update. */
 export type UpdateRecordInput = {
   /**
@@ -1540,6 +2755,72 @@ export type UpdateRecordInput = {
   properties?: InputMaybe<Scalars['JSON']['input']>;
   /** Only these properties change, as typed entries; `{ clear: true }` clears one. */
   values?: InputMaybe<Array<PropertyValueEntry>>;
+};
+
+/** One record of a bulk upsert. */
+export type UpsertRecordItem = {
+  /** The record's id in the call's source: found, it is updated; not found, a record is created with it. */
+  externalId: Scalars['String']['input'];
+  /** Parcels only: the boundary, a GeoJSON Polygon or MultiPolygon; null clears it, absent leaves it. */
+  geometry?: InputMaybe<Scalars['JSON']['input']>;
+  /** Optional: attach the external id to this existing record (of the portfolio) and update it. */
+  id?: InputMaybe<Scalars['ID']['input']>;
+  /** Property id → value object, as in REST v1. Only these properties change on an update. Give this or `values`, not both. */
+  properties?: InputMaybe<Scalars['JSON']['input']>;
+  /** The same as typed entries; `{ clear: true }` clears one. */
+  values?: InputMaybe<Array<PropertyValueEntry>>;
+};
+
+/** One item's answer in a bulk upsert. */
+export type UpsertRecordResult = {
+  __typename?: 'UpsertRecordResult';
+  /** The item's external id. */
+  externalId: Scalars['String']['output'];
+  /** The record's id; null when the item failed before a record was found or created. */
+  id?: Maybe<Scalars['ID']['output']>;
+  /** The item's position in `items`, from 0. */
+  index: Scalars['Int']['output'];
+  /** What happened to it. */
+  outcome: BulkOutcome;
+  /** Why it failed; empty unless outcome is FAILED. Paths start with `["input", "items", <index>]`. */
+  userErrors: Array<UserError>;
+};
+
+/** Input of a bulk upsert: up to 1,000 records of one portfolio, each keyed by its id in one source. */
+export type UpsertRecordsInput = {
+  /** When true, nothing is written if any item fails; every valid item then answers NOT_WRITTEN. */
+  allOrNone?: InputMaybe<Scalars['Boolean']['input']>;
+  /**
+   * Any string up to 200 characters. A call with a key used in the last 24 hours by this organization
+   * answers the first call's answer again without writing (`replayed: true`); the same key with a
+   * different input is refused with IDEMPOTENCY_KEY_REUSED.
+   */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  /** The records, at most 1,000. */
+  items: Array<UpsertRecordItem>;
+  /** The organization. */
+  orgId: Scalars['ID']['input'];
+  /** The portfolio the records are created in; a record found by external id must be in it. */
+  portfolioId: Scalars['ID']['input'];
+  /** The source the items' `externalId`s belong to; it must be declared (registerExternalSource). */
+  source: Scalars['String']['input'];
+};
+
+/** Result of a bulk upsert. */
+export type UpsertRecordsPayload = {
+  __typename?: 'UpsertRecordsPayload';
+  /** How many items were created. */
+  created: Scalars['Int']['output'];
+  /** How many failed (under allOrNone with a failure: every item). */
+  failed: Scalars['Int']['output'];
+  /** True when this answer is the stored answer of an earlier call with the same idempotencyKey. */
+  replayed: Scalars['Boolean']['output'];
+  /** One result per item, in the order of `items`. */
+  results: Array<UpsertRecordResult>;
+  /** How many were unchanged. */
+  unchanged: Scalars['Int']['output'];
+  /** How many were updated. */
+  updated: Scalars['Int']['output'];
 };
 
 /** A person with access to one or more organizations. */
@@ -1575,10 +2856,18 @@ export type UserError = {
 export type UserErrorCode =
   /** The record changed after `expectedUpdatedAt`; read it again (the payload holds it) and retry. */
   | 'CONFLICT'
+  /** Bulk writes: the same external id (or pair) appears more than once in the call; every copy is refused. */
+  | 'DUPLICATE'
+  /** Bulk writes: the external id already belongs to a record of another kind or another portfolio. */
+  | 'EXTERNAL_ID_TAKEN'
   /** The input as a whole is wrong: `properties` is not an object, names too many properties, or comes with `values`. */
   | 'INVALID_INPUT'
   /** A value does not fit its property: wrong member for the type, bad format, unknown option, a user outside the organization. */
   | 'INVALID_VALUE'
+  /** Bulk writes: a record named by id or external id does not exist in the portfolio, or is out of reach. */
+  | 'NOT_FOUND'
+  /** Bulk writes with `allOrNone`: this item was valid, but another item failed, so nothing was written. */
+  | 'NOT_WRITTEN'
   /** The property is computed by the service (a project's location) and cannot be written. */
   | 'READ_ONLY'
   /** A required property is missing on create, or a write tries to clear it. */
@@ -1812,12 +3101,30 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
+  AddPropertyOptionInput: AddPropertyOptionInput;
+  AggregateGroup: ResolverTypeWrapper<GroupModel>;
+  AggregateGroupBy: AggregateGroupBy;
+  AggregateGroupKey: ResolverTypeWrapper<AggregateGroupKey>;
+  AggregateGroupOrder: AggregateGroupOrder;
+  AggregateGroupOrderBy: AggregateGroupOrderBy;
+  AggregateGroups: ResolverTypeWrapper<GroupsModel>;
+  AggregateNumberField: AggregateNumberField;
+  AggregateTimeField: AggregateTimeField;
+  AuditAction: AuditAction;
+  AuditEntry: ResolverTypeWrapper<AuditEntry>;
+  AuditLogPage: ResolverTypeWrapper<AuditLogPage>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   BoundingBox: BoundingBox;
+  BulkLinkInput: BulkLinkInput;
+  BulkLinkPayload: ResolverTypeWrapper<BulkLinkPayload>;
+  BulkLinkResult: ResolverTypeWrapper<BulkLinkResult>;
+  BulkOutcome: BulkOutcome;
   Change: ResolverTypeWrapper<ChangeModel>;
   ChangeConnection: ResolverTypeWrapper<ChangeConnectionModel>;
   ChangeEdge: ResolverTypeWrapper<ChangeEdgeModel>;
   ChangeOperation: ChangeOperation;
+  ChangePropertyTypeInput: ChangePropertyTypeInput;
+  ChangePropertyTypePayload: ResolverTypeWrapper<Omit<ChangePropertyTypePayload, 'property'> & { property: ResolversTypes['PropertyDefinition'] }>;
   ChangeSource: ChangeSource;
   CheckboxFilter: CheckboxFilter;
   CheckboxValue: ResolverTypeWrapper<ValueModel>;
@@ -1825,10 +3132,14 @@ export type ResolversTypes = ResolversObject<{
   ContactConnection: ResolverTypeWrapper<ConnectionModel>;
   ContactEdge: ResolverTypeWrapper<EdgeModel>;
   ContactPayload: ResolverTypeWrapper<Omit<ContactPayload, 'contact'> & { contact?: Maybe<ResolversTypes['Contact']> }>;
+  CreateApiKeyInput: CreateApiKeyInput;
+  CreateApiKeyPayload: ResolverTypeWrapper<CreateApiKeyPayload>;
+  CreatePropertyInput: CreatePropertyInput;
   CreateRecordInput: CreateRecordInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreateWebhookEndpointPayload: ResolverTypeWrapper<CreateWebhookEndpointPayloadModel>;
   Date: ResolverTypeWrapper<Scalars['Date']['output']>;
+  DateBucket: DateBucket;
   DateFilter: DateFilter;
   DateRange: DateRange;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
@@ -1836,18 +3147,33 @@ export type ResolversTypes = ResolversObject<{
   DateValue: ResolverTypeWrapper<ValueModel>;
   DateValueInput: DateValueInput;
   DeletePayload: ResolverTypeWrapper<DeletePayload>;
+  DeletePropertyInput: DeletePropertyInput;
+  DeletePropertyPayload: ResolverTypeWrapper<DeletePropertyPayload>;
   DeleteRecordInput: DeleteRecordInput;
   DeleteWebhookEndpointPayload: ResolverTypeWrapper<DeleteWebhookEndpointPayload>;
   DistanceFilter: DistanceFilter;
+  ExternalId: ResolverTypeWrapper<ExternalId>;
+  ExternalIdInput: ExternalIdInput;
   Facet: ResolverTypeWrapper<Facet>;
   Feature: ResolverTypeWrapper<Feature>;
   FeatureCollection: ResolverTypeWrapper<FeatureCollectionModel>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   GeoPoint: ResolverTypeWrapper<GeoPoint>;
+  GuestAccessInput: GuestAccessInput;
+  GuestAccessPayload: ResolverTypeWrapper<Omit<GuestAccessPayload, 'user'> & { user: ResolversTypes['User'] }>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  InviteUserInput: InviteUserInput;
+  InviteUserPayload: ResolverTypeWrapper<Omit<InviteUserPayload, 'user'> & { user: ResolversTypes['User'] }>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  LinkPairInput: LinkPairInput;
+  LinkType: LinkType;
   MapLayer: MapLayer;
+  MemberPayload: ResolverTypeWrapper<Omit<MemberPayload, 'user'> & { user: ResolversTypes['User'] }>;
+  MergePropertyOptionsInput: MergePropertyOptionsInput;
+  MergePropertyOptionsPayload: ResolverTypeWrapper<Omit<MergePropertyOptionsPayload, 'property'> & { property: ResolversTypes['PropertyDefinition'] }>;
+  MovePropertyInput: MovePropertyInput;
+  MovePropertyOptionInput: MovePropertyOptionInput;
   MultiSelectFilter: MultiSelectFilter;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
@@ -1876,6 +3202,8 @@ export type ResolversTypes = ResolversObject<{
   PropertyChange: ResolverTypeWrapper<PropertyChangeModel>;
   PropertyDefinition: ResolverTypeWrapper<PropertyDefModel>;
   PropertyFilter: PropertyFilter;
+  PropertyOptionInput: PropertyOptionInput;
+  PropertyPayload: ResolverTypeWrapper<Omit<PropertyPayload, 'property'> & { property: ResolversTypes['PropertyDefinition'] }>;
   PropertyRecord: ResolverTypeWrapper<RecordModel>;
   PropertySchema: ResolverTypeWrapper<PropertySchemaModel>;
   PropertyType: PropertyType;
@@ -1883,19 +3211,38 @@ export type ResolversTypes = ResolversObject<{
   PropertyValueEntry: PropertyValueEntry;
   PropertyValueInput: PropertyValueInput;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RecolorPropertyOptionInput: RecolorPropertyOptionInput;
+  RecordAggregates: ResolverTypeWrapper<AggregatesModel>;
   RecordFilter: RecordFilter;
   RecordKind: RecordKind;
   RecordOrder: RecordOrder;
   RecordOrderField: RecordOrderField;
+  RecordRef: RecordRef;
+  RegisterExternalSourceInput: RegisterExternalSourceInput;
+  RegisterExternalSourcePayload: ResolverTypeWrapper<RegisterExternalSourcePayload>;
+  RemoveMemberInput: RemoveMemberInput;
+  RemoveMemberPayload: ResolverTypeWrapper<RemoveMemberPayload>;
+  RenamePropertyInput: RenamePropertyInput;
+  RenamePropertyOptionInput: RenamePropertyOptionInput;
+  RevokeApiKeyInput: RevokeApiKeyInput;
+  RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   Role: Role;
   SelectFilter: SelectFilter;
   SelectOption: ResolverTypeWrapper<SelectOption>;
+  SelectOptionInput: SelectOptionInput;
   SelectValue: ResolverTypeWrapper<ValueModel>;
+  SetMemberRoleInput: SetMemberRoleInput;
+  SetPropertyRequiredInput: SetPropertyRequiredInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TextFilter: TextFilter;
   TextValue: ResolverTypeWrapper<ValueModel>;
+  UnconvertibleValue: ResolverTypeWrapper<UnconvertibleValue>;
   UpdateRecordInput: UpdateRecordInput;
+  UpsertRecordItem: UpsertRecordItem;
+  UpsertRecordResult: ResolverTypeWrapper<UpsertRecordResult>;
+  UpsertRecordsInput: UpsertRecordsInput;
+  UpsertRecordsPayload: ResolverTypeWrapper<UpsertRecordsPayload>;
   User: ResolverTypeWrapper<UserModel>;
   UserError: ResolverTypeWrapper<UserError>;
   UserErrorCode: UserErrorCode;
@@ -1912,17 +3259,33 @@ export type ResolversTypes = ResolversObject<{
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
+  AddPropertyOptionInput: AddPropertyOptionInput;
+  AggregateGroup: GroupModel;
+  AggregateGroupBy: AggregateGroupBy;
+  AggregateGroupKey: AggregateGroupKey;
+  AggregateGroupOrder: AggregateGroupOrder;
+  AggregateGroups: GroupsModel;
+  AuditEntry: AuditEntry;
+  AuditLogPage: AuditLogPage;
   Boolean: Scalars['Boolean']['output'];
   BoundingBox: BoundingBox;
+  BulkLinkInput: BulkLinkInput;
+  BulkLinkPayload: BulkLinkPayload;
+  BulkLinkResult: BulkLinkResult;
   Change: ChangeModel;
   ChangeConnection: ChangeConnectionModel;
   ChangeEdge: ChangeEdgeModel;
+  ChangePropertyTypeInput: ChangePropertyTypeInput;
+  ChangePropertyTypePayload: Omit<ChangePropertyTypePayload, 'property'> & { property: ResolversParentTypes['PropertyDefinition'] };
   CheckboxFilter: CheckboxFilter;
   CheckboxValue: ValueModel;
   Contact: RecordModel;
   ContactConnection: ConnectionModel;
   ContactEdge: EdgeModel;
   ContactPayload: Omit<ContactPayload, 'contact'> & { contact?: Maybe<ResolversParentTypes['Contact']> };
+  CreateApiKeyInput: CreateApiKeyInput;
+  CreateApiKeyPayload: CreateApiKeyPayload;
+  CreatePropertyInput: CreatePropertyInput;
   CreateRecordInput: CreateRecordInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreateWebhookEndpointPayload: CreateWebhookEndpointPayloadModel;
@@ -1934,17 +3297,31 @@ export type ResolversParentTypes = ResolversObject<{
   DateValue: ValueModel;
   DateValueInput: DateValueInput;
   DeletePayload: DeletePayload;
+  DeletePropertyInput: DeletePropertyInput;
+  DeletePropertyPayload: DeletePropertyPayload;
   DeleteRecordInput: DeleteRecordInput;
   DeleteWebhookEndpointPayload: DeleteWebhookEndpointPayload;
   DistanceFilter: DistanceFilter;
+  ExternalId: ExternalId;
+  ExternalIdInput: ExternalIdInput;
   Facet: Facet;
   Feature: Feature;
   FeatureCollection: FeatureCollectionModel;
   Float: Scalars['Float']['output'];
   GeoPoint: GeoPoint;
+  GuestAccessInput: GuestAccessInput;
+  GuestAccessPayload: Omit<GuestAccessPayload, 'user'> & { user: ResolversParentTypes['User'] };
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
+  InviteUserInput: InviteUserInput;
+  InviteUserPayload: Omit<InviteUserPayload, 'user'> & { user: ResolversParentTypes['User'] };
   JSON: Scalars['JSON']['output'];
+  LinkPairInput: LinkPairInput;
+  MemberPayload: Omit<MemberPayload, 'user'> & { user: ResolversParentTypes['User'] };
+  MergePropertyOptionsInput: MergePropertyOptionsInput;
+  MergePropertyOptionsPayload: Omit<MergePropertyOptionsPayload, 'property'> & { property: ResolversParentTypes['PropertyDefinition'] };
+  MovePropertyInput: MovePropertyInput;
+  MovePropertyOptionInput: MovePropertyOptionInput;
   MultiSelectFilter: MultiSelectFilter;
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
@@ -1971,22 +3348,43 @@ export type ResolversParentTypes = ResolversObject<{
   PropertyChange: PropertyChangeModel;
   PropertyDefinition: PropertyDefModel;
   PropertyFilter: PropertyFilter;
+  PropertyOptionInput: PropertyOptionInput;
+  PropertyPayload: Omit<PropertyPayload, 'property'> & { property: ResolversParentTypes['PropertyDefinition'] };
   PropertyRecord: RecordModel;
   PropertySchema: PropertySchemaModel;
   PropertyValue: ValueModel;
   PropertyValueEntry: PropertyValueEntry;
   PropertyValueInput: PropertyValueInput;
   Query: Record<PropertyKey, never>;
+  RecolorPropertyOptionInput: RecolorPropertyOptionInput;
+  RecordAggregates: AggregatesModel;
   RecordFilter: RecordFilter;
   RecordOrder: RecordOrder;
+  RecordRef: RecordRef;
+  RegisterExternalSourceInput: RegisterExternalSourceInput;
+  RegisterExternalSourcePayload: RegisterExternalSourcePayload;
+  RemoveMemberInput: RemoveMemberInput;
+  RemoveMemberPayload: RemoveMemberPayload;
+  RenamePropertyInput: RenamePropertyInput;
+  RenamePropertyOptionInput: RenamePropertyOptionInput;
+  RevokeApiKeyInput: RevokeApiKeyInput;
+  RevokeApiKeyPayload: RevokeApiKeyPayload;
   SelectFilter: SelectFilter;
   SelectOption: SelectOption;
+  SelectOptionInput: SelectOptionInput;
   SelectValue: ValueModel;
+  SetMemberRoleInput: SetMemberRoleInput;
+  SetPropertyRequiredInput: SetPropertyRequiredInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   TextFilter: TextFilter;
   TextValue: ValueModel;
+  UnconvertibleValue: UnconvertibleValue;
   UpdateRecordInput: UpdateRecordInput;
+  UpsertRecordItem: UpsertRecordItem;
+  UpsertRecordResult: UpsertRecordResult;
+  UpsertRecordsInput: UpsertRecordsInput;
+  UpsertRecordsPayload: UpsertRecordsPayload;
   User: UserModel;
   UserError: UserError;
   VectorTile: VectorTile;
@@ -1997,6 +3395,54 @@ export type ResolversParentTypes = ResolversObject<{
   WebhookEndpoint: WebhookEndpointModel;
   WebhookEndpointIdInput: WebhookEndpointIdInput;
   WebhookEndpointPayload: WebhookEndpointPayloadModel;
+}>;
+
+export type AggregateGroupResolvers<ContextType = Context, ParentType extends ResolversParentTypes['AggregateGroup'] = ResolversParentTypes['AggregateGroup']> = ResolversObject<{
+  aggregates?: Resolver<ResolversTypes['RecordAggregates'], ParentType, ContextType>;
+  keys?: Resolver<Array<ResolversTypes['AggregateGroupKey']>, ParentType, ContextType>;
+}>;
+
+export type AggregateGroupKeyResolvers<ContextType = Context, ParentType extends ResolversParentTypes['AggregateGroupKey'] = ResolversParentTypes['AggregateGroupKey']> = ResolversObject<{
+  empty?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type AggregateGroupsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['AggregateGroups'] = ResolversParentTypes['AggregateGroups']> = ResolversObject<{
+  groups?: Resolver<Array<ResolversTypes['AggregateGroup']>, ParentType, ContextType>;
+  totalGroups?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  truncated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
+export type AuditEntryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['AuditEntry'] = ResolversParentTypes['AuditEntry']> = ResolversObject<{
+  action?: Resolver<ResolversTypes['AuditAction'], ParentType, ContextType>;
+  apiKeyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  details?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['ChangeSource'], ParentType, ContextType>;
+  subjectUserId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  userId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+}>;
+
+export type AuditLogPageResolvers<ContextType = Context, ParentType extends ResolversParentTypes['AuditLogPage'] = ResolversParentTypes['AuditLogPage']> = ResolversObject<{
+  nodes?: Resolver<Array<ResolversTypes['AuditEntry']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type BulkLinkPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['BulkLinkPayload'] = ResolversParentTypes['BulkLinkPayload']> = ResolversObject<{
+  changed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  results?: Resolver<Array<ResolversTypes['BulkLinkResult']>, ParentType, ContextType>;
+  unchanged?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type BulkLinkResultResolvers<ContextType = Context, ParentType extends ResolversParentTypes['BulkLinkResult'] = ResolversParentTypes['BulkLinkResult']> = ResolversObject<{
+  fromId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['BulkOutcome'], ParentType, ContextType>;
+  toId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
 export type ChangeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Change'] = ResolversParentTypes['Change']> = ResolversObject<{
@@ -2029,6 +3475,15 @@ export type ChangeEdgeResolvers<ContextType = Context, ParentType extends Resolv
 
 export type ChangeOperationResolvers = EnumResolverSignature<{ CREATE?: any, DELETE?: any, LINK?: any, SCHEMA?: any, UNLINK?: any, UPDATE?: any }, ResolversTypes['ChangeOperation']>;
 
+export type ChangePropertyTypePayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ChangePropertyTypePayload'] = ResolversParentTypes['ChangePropertyTypePayload']> = ResolversObject<{
+  convertible?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  dryRun?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+  recordsChanged?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  unconvertible?: Resolver<Array<ResolversTypes['UnconvertibleValue']>, ParentType, ContextType>;
+  unconvertibleCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type ChangeSourceResolvers = EnumResolverSignature<{ API?: any, CLI?: any }, ResolversTypes['ChangeSource']>;
 
 export type CheckboxValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['CheckboxValue'] = ResolversParentTypes['CheckboxValue']> = ResolversObject<{
@@ -2040,6 +3495,7 @@ export type CheckboxValueResolvers<ContextType = Context, ParentType extends Res
 
 export type ContactResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Contact'] = ResolversParentTypes['Contact']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  externalIds?: Resolver<Array<ResolversTypes['ExternalId']>, ParentType, ContextType>;
   history?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, Partial<ContactHistoryArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   parcels?: Resolver<ResolversTypes['ParcelConnection'], ParentType, ContextType, Partial<ContactParcelsArgs>>;
@@ -2053,8 +3509,10 @@ export type ContactResolvers<ContextType = Context, ParentType extends Resolvers
 }>;
 
 export type ContactConnectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContactConnection'] = ResolversParentTypes['ContactConnection']> = ResolversObject<{
+  aggregates?: Resolver<ResolversTypes['RecordAggregates'], ParentType, ContextType>;
   edges?: Resolver<Array<ResolversTypes['ContactEdge']>, ParentType, ContextType>;
   facets?: Resolver<Array<ResolversTypes['Facet']>, ParentType, ContextType, RequireFields<ContactConnectionFacetsArgs, 'propertyId'>>;
+  groupedAggregates?: Resolver<ResolversTypes['AggregateGroups'], ParentType, ContextType, RequireFields<ContactConnectionGroupedAggregatesArgs, 'first' | 'groupBy'>>;
   nodes?: Resolver<Array<ResolversTypes['Contact']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -2069,6 +3527,13 @@ export type ContactEdgeResolvers<ContextType = Context, ParentType extends Resol
 export type ContactPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContactPayload'] = ResolversParentTypes['ContactPayload']> = ResolversObject<{
   contact?: Resolver<Maybe<ResolversTypes['Contact']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
+export type CreateApiKeyPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['CreateApiKeyPayload'] = ResolversParentTypes['CreateApiKeyPayload']> = ResolversObject<{
+  apiKey?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  prefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  userId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 }>;
 
 export type CreateWebhookEndpointPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['CreateWebhookEndpointPayload'] = ResolversParentTypes['CreateWebhookEndpointPayload']> = ResolversObject<{
@@ -2096,8 +3561,19 @@ export type DeletePayloadResolvers<ContextType = Context, ParentType extends Res
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 }>;
 
+export type DeletePropertyPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DeletePropertyPayload'] = ResolversParentTypes['DeletePropertyPayload']> = ResolversObject<{
+  dryRun?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  recordsWithValues?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type DeleteWebhookEndpointPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DeleteWebhookEndpointPayload'] = ResolversParentTypes['DeleteWebhookEndpointPayload']> = ResolversObject<{
   deletedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+}>;
+
+export type ExternalIdResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ExternalId'] = ResolversParentTypes['ExternalId']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type FacetResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Facet'] = ResolversParentTypes['Facet']> = ResolversObject<{
@@ -2126,25 +3602,74 @@ export type GeoPointResolvers<ContextType = Context, ParentType extends Resolver
   longitude?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 }>;
 
+export type GuestAccessPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['GuestAccessPayload'] = ResolversParentTypes['GuestAccessPayload']> = ResolversObject<{
+  portfolioId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  portfolioIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+}>;
+
+export type InviteUserPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['InviteUserPayload'] = ResolversParentTypes['InviteUserPayload']> = ResolversObject<{
+  apiKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  apiKeyId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  userCreated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
 
+export type MemberPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['MemberPayload'] = ResolversParentTypes['MemberPayload']> = ResolversObject<{
+  role?: Resolver<ResolversTypes['Role'], ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+}>;
+
+export type MergePropertyOptionsPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['MergePropertyOptionsPayload'] = ResolversParentTypes['MergePropertyOptionsPayload']> = ResolversObject<{
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+  recordsChanged?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type MutationResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  addPropertyOption?: Resolver<ResolversTypes['PropertyPayload'], ParentType, ContextType, RequireFields<MutationAddPropertyOptionArgs, 'input'>>;
+  changePropertyType?: Resolver<ResolversTypes['ChangePropertyTypePayload'], ParentType, ContextType, RequireFields<MutationChangePropertyTypeArgs, 'input'>>;
+  createApiKey?: Resolver<ResolversTypes['CreateApiKeyPayload'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   createContact?: Resolver<ResolversTypes['ContactPayload'], ParentType, ContextType, RequireFields<MutationCreateContactArgs, 'input'>>;
   createProject?: Resolver<ResolversTypes['ProjectPayload'], ParentType, ContextType, RequireFields<MutationCreateProjectArgs, 'input'>>;
+  createProperty?: Resolver<ResolversTypes['PropertyPayload'], ParentType, ContextType, RequireFields<MutationCreatePropertyArgs, 'input'>>;
   createWebhookEndpoint?: Resolver<ResolversTypes['CreateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteContact?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteContactArgs, 'input'>>;
   deleteProject?: Resolver<ResolversTypes['DeletePayload'], ParentType, ContextType, RequireFields<MutationDeleteProjectArgs, 'input'>>;
+  deleteProperty?: Resolver<ResolversTypes['DeletePropertyPayload'], ParentType, ContextType, RequireFields<MutationDeletePropertyArgs, 'input'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['DeleteWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'input'>>;
   enableWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationEnableWebhookEndpointArgs, 'input'>>;
+  grantGuestAccess?: Resolver<ResolversTypes['GuestAccessPayload'], ParentType, ContextType, RequireFields<MutationGrantGuestAccessArgs, 'input'>>;
+  inviteUser?: Resolver<ResolversTypes['InviteUserPayload'], ParentType, ContextType, RequireFields<MutationInviteUserArgs, 'input'>>;
   linkParcelContact?: Resolver<ResolversTypes['ParcelContactPayload'], ParentType, ContextType, RequireFields<MutationLinkParcelContactArgs, 'input'>>;
   linkProjectContact?: Resolver<ResolversTypes['ProjectContactPayload'], ParentType, ContextType, RequireFields<MutationLinkProjectContactArgs, 'input'>>;
+  linkRecords?: Resolver<ResolversTypes['BulkLinkPayload'], ParentType, ContextType, RequireFields<MutationLinkRecordsArgs, 'input'>>;
+  mergePropertyOptions?: Resolver<ResolversTypes['MergePropertyOptionsPayload'], ParentType, ContextType, RequireFields<MutationMergePropertyOptionsArgs, 'input'>>;
+  moveProperty?: Resolver<ResolversTypes['PropertyPayload'], ParentType, ContextType, RequireFields<MutationMovePropertyArgs, 'input'>>;
+  movePropertyOption?: Resolver<ResolversTypes['PropertyPayload'], ParentType, ContextType, RequireFields<MutationMovePropertyOptionArgs, 'input'>>;
+  recolorPropertyOption?: Resolver<ResolversTypes['PropertyPayload'], ParentType, ContextType, RequireFields<MutationRecolorPropertyOptionArgs, 'input'>>;
+  registerExternalSource?: Resolver<ResolversTypes['RegisterExternalSourcePayload'], ParentType, ContextType, RequireFields<MutationRegisterExternalSourceArgs, 'input'>>;
+  removeMember?: Resolver<ResolversTypes['RemoveMemberPayload'], ParentType, ContextType, RequireFields<MutationRemoveMemberArgs, 'input'>>;
+  removePropertyOption?: Resolver<ResolversTypes['PropertyPayload'], ParentType, ContextType, RequireFields<MutationRemovePropertyOptionArgs, 'input'>>;
+  renameProperty?: Resolver<ResolversTypes['PropertyPayload'], ParentType, ContextType, RequireFields<MutationRenamePropertyArgs, 'input'>>;
+  renamePropertyOption?: Resolver<ResolversTypes['PropertyPayload'], ParentType, ContextType, RequireFields<MutationRenamePropertyOptionArgs, 'input'>>;
+  revokeApiKey?: Resolver<ResolversTypes['RevokeApiKeyPayload'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'input'>>;
+  revokeGuestAccess?: Resolver<ResolversTypes['GuestAccessPayload'], ParentType, ContextType, RequireFields<MutationRevokeGuestAccessArgs, 'input'>>;
+  setMemberRole?: Resolver<ResolversTypes['MemberPayload'], ParentType, ContextType, RequireFields<MutationSetMemberRoleArgs, 'input'>>;
+  setPropertyRequired?: Resolver<ResolversTypes['PropertyPayload'], ParentType, ContextType, RequireFields<MutationSetPropertyRequiredArgs, 'input'>>;
   unlinkParcelContact?: Resolver<ResolversTypes['ParcelContactPayload'], ParentType, ContextType, RequireFields<MutationUnlinkParcelContactArgs, 'input'>>;
   unlinkProjectContact?: Resolver<ResolversTypes['ProjectContactPayload'], ParentType, ContextType, RequireFields<MutationUnlinkProjectContactArgs, 'input'>>;
+  unlinkRecords?: Resolver<ResolversTypes['BulkLinkPayload'], ParentType, ContextType, RequireFields<MutationUnlinkRecordsArgs, 'input'>>;
   updateContact?: Resolver<ResolversTypes['ContactPayload'], ParentType, ContextType, RequireFields<MutationUpdateContactArgs, 'input'>>;
   updateParcel?: Resolver<ResolversTypes['ParcelPayload'], ParentType, ContextType, RequireFields<MutationUpdateParcelArgs, 'input'>>;
   updateProject?: Resolver<ResolversTypes['ProjectPayload'], ParentType, ContextType, RequireFields<MutationUpdateProjectArgs, 'input'>>;
+  upsertContacts?: Resolver<ResolversTypes['UpsertRecordsPayload'], ParentType, ContextType, RequireFields<MutationUpsertContactsArgs, 'input'>>;
+  upsertParcels?: Resolver<ResolversTypes['UpsertRecordsPayload'], ParentType, ContextType, RequireFields<MutationUpsertParcelsArgs, 'input'>>;
+  upsertProjects?: Resolver<ResolversTypes['UpsertRecordsPayload'], ParentType, ContextType, RequireFields<MutationUpsertProjectsArgs, 'input'>>;
 }>;
 
 export type NodeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
@@ -2159,6 +3684,8 @@ export type NumberValueResolvers<ContextType = Context, ParentType extends Resol
 }>;
 
 export type OrganizationResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Organization'] = ResolversParentTypes['Organization']> = ResolversObject<{
+  auditLog?: Resolver<ResolversTypes['AuditLogPage'], ParentType, ContextType, Partial<OrganizationAuditLogArgs>>;
+  externalSources?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   portfolio?: Resolver<Maybe<ResolversTypes['Portfolio']>, ParentType, ContextType, RequireFields<OrganizationPortfolioArgs, 'id'>>;
@@ -2181,6 +3708,7 @@ export type ParcelResolvers<ContextType = Context, ParentType extends ResolversP
   acres?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<ParcelContactsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  externalIds?: Resolver<Array<ResolversTypes['ExternalId']>, ParentType, ContextType>;
   geometry?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
   history?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, Partial<ParcelHistoryArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -2194,8 +3722,10 @@ export type ParcelResolvers<ContextType = Context, ParentType extends ResolversP
 }>;
 
 export type ParcelConnectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelConnection'] = ResolversParentTypes['ParcelConnection']> = ResolversObject<{
+  aggregates?: Resolver<ResolversTypes['RecordAggregates'], ParentType, ContextType>;
   edges?: Resolver<Array<ResolversTypes['ParcelEdge']>, ParentType, ContextType>;
   facets?: Resolver<Array<ResolversTypes['Facet']>, ParentType, ContextType, RequireFields<ParcelConnectionFacetsArgs, 'propertyId'>>;
+  groupedAggregates?: Resolver<ResolversTypes['AggregateGroups'], ParentType, ContextType, RequireFields<ParcelConnectionGroupedAggregatesArgs, 'first' | 'groupBy'>>;
   nodes?: Resolver<Array<ResolversTypes['Parcel']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -2249,6 +3779,7 @@ export type PortfolioResolvers<ContextType = Context, ParentType extends Resolve
 export type ProjectResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Project'] = ResolversParentTypes['Project']> = ResolversObject<{
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<ProjectContactsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  externalIds?: Resolver<Array<ResolversTypes['ExternalId']>, ParentType, ContextType>;
   history?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, Partial<ProjectHistoryArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   location?: Resolver<Maybe<ResolversTypes['GeoPoint']>, ParentType, ContextType>;
@@ -2262,8 +3793,10 @@ export type ProjectResolvers<ContextType = Context, ParentType extends Resolvers
 }>;
 
 export type ProjectConnectionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectConnection'] = ResolversParentTypes['ProjectConnection']> = ResolversObject<{
+  aggregates?: Resolver<ResolversTypes['RecordAggregates'], ParentType, ContextType>;
   edges?: Resolver<Array<ResolversTypes['ProjectEdge']>, ParentType, ContextType>;
   facets?: Resolver<Array<ResolversTypes['Facet']>, ParentType, ContextType, RequireFields<ProjectConnectionFacetsArgs, 'propertyId'>>;
+  groupedAggregates?: Resolver<ResolversTypes['AggregateGroups'], ParentType, ContextType, RequireFields<ProjectConnectionGroupedAggregatesArgs, 'first' | 'groupBy'>>;
   nodes?: Resolver<Array<ResolversTypes['Project']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -2304,6 +3837,10 @@ export type PropertyDefinitionResolvers<ContextType = Context, ParentType extend
   type?: Resolver<ResolversTypes['PropertyType'], ParentType, ContextType>;
 }>;
 
+export type PropertyPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyPayload'] = ResolversParentTypes['PropertyPayload']> = ResolversObject<{
+  property?: Resolver<ResolversTypes['PropertyDefinition'], ParentType, ContextType>;
+}>;
+
 export type PropertyRecordResolvers<ContextType = Context, ParentType extends ResolversParentTypes['PropertyRecord'] = ResolversParentTypes['PropertyRecord']> = ResolversObject<{
   __resolveType: TypeResolveFn<'Contact' | 'Parcel' | 'Project', ParentType, ContextType>;
 }>;
@@ -2326,11 +3863,38 @@ export type QueryResolvers<ContextType = Context, ParentType extends ResolversPa
   organizations?: Resolver<Array<ResolversTypes['Organization']>, ParentType, ContextType>;
   parcel?: Resolver<Maybe<ResolversTypes['Parcel']>, ParentType, ContextType, RequireFields<QueryParcelArgs, 'id'>>;
   project?: Resolver<Maybe<ResolversTypes['Project']>, ParentType, ContextType, RequireFields<QueryProjectArgs, 'id'>>;
+  recordByExternalId?: Resolver<Maybe<ResolversTypes['PropertyRecord']>, ParentType, ContextType, RequireFields<QueryRecordByExternalIdArgs, 'externalId' | 'orgId' | 'source'>>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
   webhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
 }>;
 
+export type RecordAggregatesResolvers<ContextType = Context, ParentType extends ResolversParentTypes['RecordAggregates'] = ResolversParentTypes['RecordAggregates']> = ResolversObject<{
+  avg?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType, Partial<RecordAggregatesAvgArgs>>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  max?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType, Partial<RecordAggregatesMaxArgs>>;
+  maxDate?: Resolver<Maybe<ResolversTypes['Date']>, ParentType, ContextType, RequireFields<RecordAggregatesMaxDateArgs, 'propertyId'>>;
+  maxTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType, RequireFields<RecordAggregatesMaxTimeArgs, 'field'>>;
+  min?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType, Partial<RecordAggregatesMinArgs>>;
+  minDate?: Resolver<Maybe<ResolversTypes['Date']>, ParentType, ContextType, RequireFields<RecordAggregatesMinDateArgs, 'propertyId'>>;
+  minTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType, RequireFields<RecordAggregatesMinTimeArgs, 'field'>>;
+  sum?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType, Partial<RecordAggregatesSumArgs>>;
+  withValue?: Resolver<ResolversTypes['Int'], ParentType, ContextType, RequireFields<RecordAggregatesWithValueArgs, 'propertyId'>>;
+  withoutValue?: Resolver<ResolversTypes['Int'], ParentType, ContextType, RequireFields<RecordAggregatesWithoutValueArgs, 'propertyId'>>;
+}>;
+
 export type RecordKindResolvers = EnumResolverSignature<{ CONTACT?: any, PARCEL?: any, PROJECT?: any }, ResolversTypes['RecordKind']>;
+
+export type RegisterExternalSourcePayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['RegisterExternalSourcePayload'] = ResolversParentTypes['RegisterExternalSourcePayload']> = ResolversObject<{
+  sources?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type RemoveMemberPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['RemoveMemberPayload'] = ResolversParentTypes['RemoveMemberPayload']> = ResolversObject<{
+  userId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+}>;
+
+export type RevokeApiKeyPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['RevokeApiKeyPayload'] = ResolversParentTypes['RevokeApiKeyPayload']> = ResolversObject<{
+  revokedId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+}>;
 
 export type RoleResolvers = EnumResolverSignature<{ ADMIN?: any, GUEST?: any, MEMBER?: any, OWNER?: any, VIEWER?: any }, ResolversTypes['Role']>;
 
@@ -2357,6 +3921,30 @@ export type TextValueResolvers<ContextType = Context, ParentType extends Resolve
   propertyId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type UnconvertibleValueResolvers<ContextType = Context, ParentType extends ResolversParentTypes['UnconvertibleValue'] = ResolversParentTypes['UnconvertibleValue']> = ResolversObject<{
+  portfolioId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  recordId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+}>;
+
+export type UpsertRecordResultResolvers<ContextType = Context, ParentType extends ResolversParentTypes['UpsertRecordResult'] = ResolversParentTypes['UpsertRecordResult']> = ResolversObject<{
+  externalId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['BulkOutcome'], ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+}>;
+
+export type UpsertRecordsPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['UpsertRecordsPayload'] = ResolversParentTypes['UpsertRecordsPayload']> = ResolversObject<{
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  replayed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  results?: Resolver<Array<ResolversTypes['UpsertRecordResult']>, ParentType, ContextType>;
+  unchanged?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  updated?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type UserResolvers<ContextType = Context, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = ResolversObject<{
@@ -2427,27 +4015,42 @@ export type WebhookEndpointPayloadResolvers<ContextType = Context, ParentType ex
 }>;
 
 export type Resolvers<ContextType = Context> = ResolversObject<{
+  AggregateGroup?: AggregateGroupResolvers<ContextType>;
+  AggregateGroupKey?: AggregateGroupKeyResolvers<ContextType>;
+  AggregateGroups?: AggregateGroupsResolvers<ContextType>;
+  AuditEntry?: AuditEntryResolvers<ContextType>;
+  AuditLogPage?: AuditLogPageResolvers<ContextType>;
+  BulkLinkPayload?: BulkLinkPayloadResolvers<ContextType>;
+  BulkLinkResult?: BulkLinkResultResolvers<ContextType>;
   Change?: ChangeResolvers<ContextType>;
   ChangeConnection?: ChangeConnectionResolvers<ContextType>;
   ChangeEdge?: ChangeEdgeResolvers<ContextType>;
   ChangeOperation?: ChangeOperationResolvers;
+  ChangePropertyTypePayload?: ChangePropertyTypePayloadResolvers<ContextType>;
   ChangeSource?: ChangeSourceResolvers;
   CheckboxValue?: CheckboxValueResolvers<ContextType>;
   Contact?: ContactResolvers<ContextType>;
   ContactConnection?: ContactConnectionResolvers<ContextType>;
   ContactEdge?: ContactEdgeResolvers<ContextType>;
   ContactPayload?: ContactPayloadResolvers<ContextType>;
+  CreateApiKeyPayload?: CreateApiKeyPayloadResolvers<ContextType>;
   CreateWebhookEndpointPayload?: CreateWebhookEndpointPayloadResolvers<ContextType>;
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   DateValue?: DateValueResolvers<ContextType>;
   DeletePayload?: DeletePayloadResolvers<ContextType>;
+  DeletePropertyPayload?: DeletePropertyPayloadResolvers<ContextType>;
   DeleteWebhookEndpointPayload?: DeleteWebhookEndpointPayloadResolvers<ContextType>;
+  ExternalId?: ExternalIdResolvers<ContextType>;
   Facet?: FacetResolvers<ContextType>;
   Feature?: FeatureResolvers<ContextType>;
   FeatureCollection?: FeatureCollectionResolvers<ContextType>;
   GeoPoint?: GeoPointResolvers<ContextType>;
+  GuestAccessPayload?: GuestAccessPayloadResolvers<ContextType>;
+  InviteUserPayload?: InviteUserPayloadResolvers<ContextType>;
   JSON?: GraphQLScalarType;
+  MemberPayload?: MemberPayloadResolvers<ContextType>;
+  MergePropertyOptionsPayload?: MergePropertyOptionsPayloadResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
   NumberValue?: NumberValueResolvers<ContextType>;
@@ -2467,17 +4070,25 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   ProjectPayload?: ProjectPayloadResolvers<ContextType>;
   PropertyChange?: PropertyChangeResolvers<ContextType>;
   PropertyDefinition?: PropertyDefinitionResolvers<ContextType>;
+  PropertyPayload?: PropertyPayloadResolvers<ContextType>;
   PropertyRecord?: PropertyRecordResolvers<ContextType>;
   PropertySchema?: PropertySchemaResolvers<ContextType>;
   PropertyType?: PropertyTypeResolvers;
   PropertyValue?: PropertyValueResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RecordAggregates?: RecordAggregatesResolvers<ContextType>;
   RecordKind?: RecordKindResolvers;
+  RegisterExternalSourcePayload?: RegisterExternalSourcePayloadResolvers<ContextType>;
+  RemoveMemberPayload?: RemoveMemberPayloadResolvers<ContextType>;
+  RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
   Role?: RoleResolvers;
   SelectOption?: SelectOptionResolvers<ContextType>;
   SelectValue?: SelectValueResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   TextValue?: TextValueResolvers<ContextType>;
+  UnconvertibleValue?: UnconvertibleValueResolvers<ContextType>;
+  UpsertRecordResult?: UpsertRecordResultResolvers<ContextType>;
+  UpsertRecordsPayload?: UpsertRecordsPayloadResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
   VectorTile?: VectorTileResolvers<ContextType>;

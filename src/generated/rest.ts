@@ -140,10 +140,18 @@ export type UpdateRecordInput = {
 export type UserErrorCode =
   /** The record changed after `expectedUpdatedAt`; read it again (the payload holds it) and retry. */
   | 'CONFLICT'
+  /** Bulk writes: the same external id (or pair) appears more than once in the call; every copy is refused. */
+  | 'DUPLICATE'
+  /** Bulk writes: the external id already belongs to a record of another kind or another portfolio. */
+  | 'EXTERNAL_ID_TAKEN'
   /** The input as a whole is wrong: `properties` is not an object, names too many properties, or comes with `values`. */
   | 'INVALID_INPUT'
   /** A value does not fit its property: wrong member for the type, bad format, unknown option, a user outside the organization. */
   | 'INVALID_VALUE'
+  /** Bulk writes: a record named by id or external id does not exist in the portfolio, or is out of reach. */
+  | 'NOT_FOUND'
+  /** Bulk writes with `allOrNone`: this item was valid, but another item failed, so nothing was written. */
+  | 'NOT_WRITTEN'
   /** The property is computed by the service (a project's location) and cannot be written. */
   | 'READ_ONLY'
   /** A required property is missing on create, or a write tries to clear it. */

@@ -302,6 +302,9 @@ export function measureOperation(
         if (isConnection(def)) items = pageSize(def, sel);
         // A vector tile is no page, but it draws up to this many records: its bound is its cost.
         else if (getNamedType(def.type).name === 'VectorTile') items = MAX_TILE_FEATURES;
+        // Dashboards: a list's aggregates are one node, its groups up to `first` (default 100) nodes.
+        else if (getNamedType(def.type).name === 'RecordAggregates') items = 1;
+        else if (getNamedType(def.type).name === 'AggregateGroups') items = pageSize(def, sel);
         else if (introspection && isListField(def))
           items = bounds.get(`${parent.name}.${name}`) ?? bounds.get('__Schema.types')!;
         const inner = items === undefined ? multiplier : mul(multiplier, items);

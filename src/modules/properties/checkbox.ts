@@ -52,6 +52,14 @@ export const checkbox = define<'checkbox', CheckboxStored>({
     value: (p) =>
       sql`(case ${p} -> 'checkbox' when 'true'::jsonb then '1'::jsonb when 'false'::jsonb then '0'::jsonb end)`,
   },
+  facet: 'checkbox',
+  aggregate: {
+    group: {
+      keys: (p) =>
+        sql`select case jsonb_typeof(${p} -> 'checkbox') when 'boolean' then ${p} ->> 'checkbox' end as v`,
+      by: 'checkbox',
+    },
+  },
   fromImport: (v) => {
     const b = typeof v === 'boolean' ? v : IMPORTED[String(v).trim().toLowerCase()];
     return { checkbox: b ?? v };

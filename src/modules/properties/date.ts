@@ -74,6 +74,8 @@ export const date = define<'date', DateStored>({
     empty: (p) => sql`${p} is null`,
   },
   sort: { value: (p) => sql`${p} -> 'date' -> 'start'` },
+  // Stored days are real YYYY-MM-DD (check above), so their text in the C collation sorts as they do.
+  aggregate: { day: (p) => sql`((${p} -> 'date' ->> 'start') collate "C")` },
   // Date-times keep their day ("2026-05-01T00:00:00Z").
   fromImport: (v) => ({ date: { start: typeof v === 'string' ? v.slice(0, 10) : v } }),
 });

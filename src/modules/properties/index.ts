@@ -6,6 +6,7 @@
  */
 export { isRealDate } from './date.js';
 export {
+  type AggregateHooks,
   type FilterContext,
   isPlainObject,
   type PropertyDef,

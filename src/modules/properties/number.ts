@@ -45,6 +45,11 @@ export const number = define<'number', NumberStored>({
     empty: (p) => sql`${p} is null`,
   },
   sort: { value: (p) => sql`${p} -> 'number'` },
+  // numeric, not float8: sums of decimals stay exact until the answer is written.
+  aggregate: {
+    number: (p) =>
+      sql`(case when jsonb_typeof(${p} -> 'number') = 'number' then (${p} -> 'number')::numeric end)`,
+  },
   // Files often carry numbers as text ("40.5").
   fromImport: (v) => ({
     number: typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v,

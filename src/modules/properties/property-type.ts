@@ -55,8 +55,13 @@ export interface PropertyType<Name extends string = string, Stored extends objec
     /** Why no expression index can serve the sort (a value that depends on the schema); absent: one can. */
     noIndex?: string;
   };
-  /** Facets count the ids in this member's array; absent: the type has no facets. */
-  facet?: 'select' | 'people';
+  /**
+   * Facets count the values of this member: the ids in its array (select, people), or its boolean
+   * (checkbox); absent: the type has no facets.
+   */
+  facet?: 'select' | 'people' | 'checkbox';
+  /** How the type aggregates (src/modules/records/aggregate.ts); absent: only counts with and without a value. */
+  aggregate?: AggregateHooks;
   /**
    * A value from an imported file (GeoJSON feature properties) as a value object to validate,
    * or undefined to leave the property unset. What it cannot read passes through, so that
@@ -109,6 +114,22 @@ export type ValueTypeName =
   | 'SelectValue'
   | 'PeopleValue'
   | 'CheckboxValue';
+
+/**
+ * What a type offers dashboards, each over `p`, the stored value object (jsonb). A record without a
+ * value, or with a value of another shape, gives SQL null, which every aggregate skips.
+ */
+export interface AggregateHooks {
+  /** A numeric value: sum, avg, min and max apply. */
+  number?(p: RawBuilder<unknown>): RawBuilder<unknown>;
+  /** A `YYYY-MM-DD` text that sorts as the days do: min and max apply, and date buckets. */
+  day?(p: RawBuilder<unknown>): RawBuilder<unknown>;
+  /**
+   * The type groups records: a query of one text column `v`, one row per key of the record (one per
+   * option of a multi_select), no row or null for none. `by` says how keys are labelled and ordered.
+   */
+  group?: { keys(p: RawBuilder<unknown>): RawBuilder<unknown>; by: 'option' | 'user' | 'checkbox' };
+}
 
 /** One operator group of the GraphQL PropertyFilter input (`text: { contains: … }`). */
 export interface FilterGroup {

@@ -118,6 +118,7 @@ export const select = define<'select', SelectStored>({
       op === 'in' ? hasAny(filterIds(v, cx), cx) : sql`not ${hasAny(filterIds(v, cx), cx)}`,
     empty: (p) => sql`${p} is null`,
   },
+  aggregate: { group: { keys: (p) => sql`select ${p} -> 'select' ->> 0 as v`, by: 'option' } },
   sort: {
     value: (p, def) =>
       sql`to_jsonb(array_position(${def.options.map((o) => o.id)}::text[], ${p} -> 'select' ->> 0))`,
@@ -142,5 +143,13 @@ export const multiSelect = define<'multi_select', SelectStored>({
     compile: (op, v, cx) =>
       op === 'containsAll' ? cx.contains({ select: filterIds(v, cx) }) : hasAny(filterIds(v, cx), cx),
     empty: (p) => sql`coalesce(jsonb_array_length(${p} -> 'select'), 0) = 0`,
+  },
+  // A record is in the group of each of its options, once.
+  aggregate: {
+    group: {
+      keys: (p) => sql`select distinct e as v from jsonb_array_elements_text(
+        case when jsonb_typeof(${p} -> 'select') = 'array' then ${p} -> 'select' end) e`,
+      by: 'option',
+    },
   },
 });

@@ -27,7 +27,7 @@ export interface ListKey {
 
 export interface FacetKey extends ListKey {
   propertyId: string;
-  member: 'select' | 'people';
+  member: 'select' | 'people' | 'checkbox';
 }
 
 /**

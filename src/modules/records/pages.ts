@@ -1,14 +1,24 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { type ConnectionArgs, pageWindow } from '../../pagination/connection.js';
 import { namesUsers, PROPERTY_TYPES, propertyType } from '../properties/index.js';
+import { checkboxLabel, type GroupedArgs, listAggregates, listGroupedAggregates } from './aggregate.js';
 import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
 import type { PageRequest, PageRow } from './repository.js';
-import type { ConnectionModel, EdgeModel, FacetModel, PageInfoModel, RecordModel } from './types.js';
+import type {
+  AggregatesModel,
+  ConnectionModel,
+  EdgeModel,
+  FacetModel,
+  GroupsModel,
+  PageInfoModel,
+  RecordModel,
+} from './types.js';
 import { peopleOf, recordReads } from './values.js';
 
-/** "select, multi_select or people": the types with facets, for messages. */
+/** "select, multi_select, people or checkbox": the types with facets, for messages. */
 const FACETED = PROPERTY_TYPES.filter((t) => t.facet)
   .map((t) => t.name)
   .join(', ')
@@ -201,7 +211,7 @@ interface ListScope {
   query: RecordQuery;
 }
 
-/** A page as a Relay connection; totalCount and facets run only when a client asks for them. */
+/** A page as a Relay connection; totalCount, facets and aggregates run only when a client asks for them. */
 class Connection implements ConnectionModel {
   declare readonly edges: Edge[];
   declare readonly pageInfo: PageInfo;
@@ -221,6 +231,14 @@ class Connection implements ConnectionModel {
   facets(propertyId: string): Promise<FacetModel[]> {
     const { ctx, list, orgId, parentId, query } = this.of;
     return listFacets(ctx, list, orgId, parentId, query, propertyId);
+  }
+
+  aggregates(info: GraphQLResolveInfo): Promise<AggregatesModel> {
+    return listAggregates(this.of, info);
+  }
+
+  groupedAggregates(args: GroupedArgs, info: GraphQLResolveInfo): Promise<GroupsModel> {
+    return listGroupedAggregates(this.of, args, info);
   }
 }
 
@@ -264,6 +282,13 @@ async function listFacets(
   const counts = await ctx.loaders.facets.load({ list, orgId, parentId, query, propertyId, member });
   const none = counts.find((c) => c.value === null);
   const tail = none ? [{ value: null, label: null, count: none.count }] : [];
+  if (member === 'checkbox') {
+    const by = new Map(counts.map((c) => [c.value, c.count]));
+    return [
+      ...['true', 'false'].map((v) => ({ value: v, label: checkboxLabel(v), count: by.get(v) ?? 0 })),
+      ...tail,
+    ];
+  }
   if (member === 'select') {
     const by = new Map(counts.map((c) => [c.value, c.count]));
     return [...def.options.map((o) => ({ value: o.id, label: o.name, count: by.get(o.id) ?? 0 })), ...tail];

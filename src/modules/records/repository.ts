@@ -87,7 +87,7 @@ export interface PageRow {
  * every page, count and facet shares. `p` is the parent row with its `parent_id` (pages unnest the
  * parents from arrays, counts and facets list them as VALUES).
  */
-function listScope(
+export function listScope(
   list: ListName,
   query: RecordQuery,
   /** A parameter: the org's id, or the marker a kept statement is compiled with. */
@@ -116,7 +116,7 @@ function listScope(
 }
 
 /** The one org of a batch (the loaders group by org). */
-function oneOrg(keys: readonly { orgId: string }[]): string {
+export function oneOrg(keys: readonly { orgId: string }[]): string {
   const org = keys[0].orgId;
   if (keys.some((k) => k.orgId !== org)) throw new Error('a batch spans organizations');
   return org;
@@ -323,7 +323,7 @@ export async function countsFor(
   return keys.map((k) => byKey.get(`${k.orgId}\0${k.parentId}`) ?? 0);
 }
 
-const parentValues = (keys: readonly { orgId: string; parentId: string }[]) =>
+export const parentValues = (keys: readonly { orgId: string; parentId: string }[]) =>
   sql.join(keys.map((k, i) => sql`(${i}::int, ${k.orgId}::text, ${k.parentId}::text)`));
 
 async function filteredCounts(
@@ -349,8 +349,9 @@ export interface FacetCount {
 }
 
 /**
- * Facet counts of one select, multi_select or people property per parent, under the query's
- * filter: [value (option or user id, null for none), count] per parent, in one statement.
+ * Facet counts of one select, multi_select, people or checkbox property per parent, under the
+ * query's filter: [value (option or user id, 'true' / 'false', null for none), count] per parent,
+ * in one statement. A checkbox's boolean is counted as a one-element array would be.
  */
 export async function facetsFor(
   db: Kysely<DB>,
@@ -358,16 +359,16 @@ export async function facetsFor(
   keys: readonly { orgId: string; parentId: string }[],
   query: RecordQuery,
   propertyId: string,
-  member: 'select' | 'people',
+  member: 'select' | 'people' | 'checkbox',
 ): Promise<FacetCount[][]> {
   if (!keys.length) return [];
+  const v = sql`x.properties -> ${propertyId}::text -> ${member}::text`;
   const { rows } = await sql<{ ord: number; value: string | null; n: number }>`
     select p.ord, v.value, count(distinct x.id)::int as n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
     cross join lateral (select c.id, c.properties from ${listScope(list, query, oneOrg(keys)).from}) x
     left join lateral (
       select distinct e as value from jsonb_array_elements_text(
-        case when jsonb_typeof(x.properties -> ${propertyId}::text -> ${member}::text) = 'array'
-          then x.properties -> ${propertyId}::text -> ${member}::text end) e
+        case jsonb_typeof(${v}) when 'array' then ${v} when 'boolean' then jsonb_build_array(${v}) end) e
     ) v on true
     group by p.ord, v.value`.execute(db);
   const out: FacetCount[][] = keys.map(() => []);

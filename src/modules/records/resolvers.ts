@@ -1,11 +1,19 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context.js';
 import type { RecordKind } from '../../db/types.js';
 import type { Resolvers } from '../../generated/graphql.js';
 import { propertyType } from '../properties/index.js';
+import { AGGREGATE_FUNCTIONS, type AggregateArgs, type AggregateFunction, measureSig } from './aggregate.js';
 import { LIST_FIELDS, type ListName } from './lists.js';
 import { listPage } from './pages.js';
 import * as service from './service.js';
-import { type ConnectionModel, RECORD_TYPENAME, type RecordModel } from './types.js';
+import {
+  type AggregatesModel,
+  type ConnectionModel,
+  type GroupedAggregatesArgs,
+  RECORD_TYPENAME,
+  type RecordModel,
+} from './types.js';
 import { type UserErrorModel, UserErrors } from './user-errors.js';
 import * as values from './values.js';
 
@@ -57,7 +65,21 @@ const connection = {
   nodes: (c: { edges: { node: RecordModel }[] }) => c.edges.map((e) => e.node),
   totalCount: (c: { totalCount: () => Promise<number> }) => c.totalCount(),
   facets: (c: ConnectionModel, a: { propertyId: string }) => c.facets?.(a.propertyId) ?? [],
+  aggregates: (c: ConnectionModel, _a: unknown, _ctx: Context, info: GraphQLResolveInfo) =>
+    c.aggregates!(info),
+  groupedAggregates: (
+    c: ConnectionModel,
+    a: GroupedAggregatesArgs,
+    _ctx: Context,
+    info: GraphQLResolveInfo,
+  ) => c.groupedAggregates!(a, info),
 };
+
+/** Each aggregate is looked up in what the `aggregates` field's one statement answered. */
+const aggregate =
+  (fn: AggregateFunction) =>
+  (a: AggregatesModel, args: AggregateArgs): any =>
+    a.values.get(measureSig(fn, args)) ?? null;
 
 /**
  * The record changed after `expectedUpdatedAt`, so nothing was written: the update's payload carries
@@ -114,6 +136,7 @@ export const recordResolvers: Resolvers = {
   ProjectConnection: connection,
   ParcelConnection: connection,
   ContactConnection: connection,
+  RecordAggregates: Object.fromEntries(AGGREGATE_FUNCTIONS.map((fn) => [fn, aggregate(fn)])),
   PropertyValue: {
     __resolveType: (v) => propertyType(v.def.type)?.shape.graphqlType ?? null,
   },

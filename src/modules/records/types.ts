@@ -1,3 +1,4 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { RecordKind } from '../../db/types.js';
 import type { StoredValue } from '../properties/index.js';
 import type { PropertyDefModel } from '../schema/index.js';
@@ -53,6 +54,42 @@ export interface ConnectionModel {
   totalCount: () => Promise<number>;
   /** Facet counts of one property under the list's filter; absent on lists that have none. */
   facets?: (propertyId: string) => Promise<FacetModel[]>;
+  /** The aggregates its selection (`info`) asks for, under the list's filter (aggregate.ts). */
+  aggregates?: (info: GraphQLResolveInfo) => Promise<AggregatesModel>;
+  groupedAggregates?: (args: GroupedAggregatesArgs, info: GraphQLResolveInfo) => Promise<GroupsModel>;
+}
+
+/** RecordAggregates: each aggregate's answer by its sig (aggregate.ts measureSig). */
+export interface AggregatesModel {
+  values: ReadonlyMap<string, unknown>;
+}
+
+export interface GroupedAggregatesArgs {
+  groupBy: { propertyId?: string | null; field?: string | null; bucket?: string | null }[];
+  orderBy?: {
+    by: string;
+    propertyId?: string | null;
+    field?: string | null;
+    direction?: string | null;
+  } | null;
+  first?: number | null;
+}
+
+export interface GroupKeyModel {
+  value: string | null;
+  label: string | null;
+  empty: boolean;
+}
+
+export interface GroupModel {
+  keys: GroupKeyModel[];
+  aggregates: AggregatesModel;
+}
+
+export interface GroupsModel {
+  groups: GroupModel[];
+  totalGroups: number;
+  truncated: boolean;
 }
 
 export interface FacetModel {
