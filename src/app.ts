@@ -24,7 +24,7 @@ import { clientErrorHandler } from './http/client-errors.js';
 import { type CompressionConfig, installCompression } from './http/compression.js';
 import { type CorsOrigins, installCors } from './http/cors.js';
 import { frameworkErrors, installErrorHandling } from './http/errors.js';
-import { READY_TIMEOUT_MS, type ReadinessCheck, registerHealth } from './http/health.js';
+import { READY_TIMEOUT_MS, type ReadinessCheck, registerHealth, registerMetricsHint } from './http/health.js';
 import { installLingeringClose } from './http/lingering-close.js';
 import { registerMaps } from './http/maps.js';
 import {
@@ -96,7 +96,13 @@ export interface AppOptions {
 }
 
 /** Routes that need no API key. */
-const PUBLIC = new Set(['/healthz', '/readyz', ...GRAPHIQL_PUBLIC_PATHS, ...OPENAPI_PUBLIC_PATHS]);
+const PUBLIC = new Set([
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  ...GRAPHIQL_PUBLIC_PATHS,
+  ...OPENAPI_PUBLIC_PATHS,
+]);
 
 /**
  * Builds the whole HTTP app without listening, so tests can use `inject()`. A request passes, in
@@ -156,6 +162,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     database.backend,
     opts.readyTimeoutMs ?? READY_TIMEOUT_MS,
   );
+  registerMetricsHint(app);
   registerGraphiQL(app);
   // The one way every operation runs, whichever door it comes in by (graphql/seam.ts).
   const seam = new Seam(executor, limits, opts.trustedDocuments);

@@ -12,7 +12,7 @@ import { sortIndexSql } from '../modules/records/index.js';
 import { defineProperty, installDefaultProperties, schemasByKeys } from '../modules/schema/index.js';
 import * as webhooks from '../modules/webhooks/index.js';
 import { newSecret, validateEndpoint } from '../modules/webhooks/index.js';
-import { hasDemoData, seedDemo } from '../seed/demo.js';
+import { hasDemoData, newDemoKeys, seedDemo } from '../seed/demo.js';
 
 export interface Io {
   out: (s: string) => void;
@@ -28,6 +28,7 @@ export class UsageError extends Error {}
 export interface Options {
   json?: boolean;
   demo?: boolean;
+  keys?: boolean;
   required?: boolean;
   admin?: boolean;
   citus?: boolean;
@@ -64,6 +65,8 @@ export interface Call extends Args {
   database: Database;
   /** The database came from the caller (tests): it is already migrated and stays open. */
   injected: boolean;
+  /** The migrations applied when sdg opened the database (none for an injected one). */
+  applied: string[];
 }
 
 /**
@@ -117,26 +120,52 @@ async function requirePortfolio(c: Call, id: string) {
 }
 
 const migrate: Command = () => async (c) => {
-  // A database sdg opened itself was migrated on opening.
-  const applied = c.injected ? await migrateToLatest(c.database.db, { citus: c.values.citus }) : [];
-  print(c, { applied, database: c.database.describe }, `Database is up to date (${c.database.describe}).`);
+  // A database sdg opened itself was migrated on opening; an injected one is migrated here.
+  const applied = c.injected ? await migrateToLatest(c.database.db, { citus: c.values.citus }) : c.applied;
+  const where = c.database.describe;
+  print(
+    c,
+    { applied, database: where },
+    applied.length
+      ? `Applied ${applied.length} migration${applied.length === 1 ? '' : 's'} to ${where}:\n${applied.map((m) => `  ${m}`).join('\n')}`
+      : `Database is already up to date (${where}): no migration to apply.`,
+  );
 };
 
 const seed: Command = ({ values }) => {
   if (!values.demo) throw new UsageError('seed needs --demo (the only data set there is).');
-  return seedDemoData;
+  return values.keys ? demoKeys : seedDemoData;
 };
 
 async function seedDemoData(c: Call) {
   if (await hasDemoData(c.database.db)) {
     throw new UsageError(
-      'The demo data is already in this database, and its keys were shown when it was created. Make new keys with: sdg key create --user alice@sunfield.example',
+      'The demo data is already in this database, and its keys were shown when it was created. Lost them? sdg seed --demo --keys prints a fresh key for each demo user.',
     );
   }
-  const out = await seedDemo(c.database.db);
+  printDemoKeys(c, await seedDemo(c.database.db), 'Demo data created. API keys (shown once):');
+}
+
+/**
+ * `seed --demo --keys`: a fresh key for each demo user, the one way back to the demo for a reader
+ * who lost the keys the first start printed (they are stored only as hashes). The earlier keys stay
+ * valid: revoking keys someone may still use is not this command's call. Without demo data, it
+ * creates it, which prints keys too.
+ */
+async function demoKeys(c: Call) {
+  if (!(await hasDemoData(c.database.db))) return seedDemoData(c);
+  const users = await newDemoKeys(c.database.db);
+  printDemoKeys(
+    c,
+    { users },
+    'New API keys for the demo users (shown once; their earlier keys still work, sdg key revoke ends one):',
+  );
+}
+
+function printDemoKeys(c: Call, out: { users: Record<string, { apiKey: string }> }, title: string) {
   if (c.json) c.io.out(JSON.stringify(out));
   else {
-    c.io.out('Demo data created. API keys (shown once):');
+    c.io.out(title);
     for (const [h, u] of Object.entries(out.users)) c.io.out(`  ${h.padEnd(6)} ${u.apiKey}`);
   }
 }

@@ -15,9 +15,11 @@ const HELP = `sdg — administer the Solar Data Gateway
 Usage: sdg <command> [options]   (every command takes --json for scripts, and --help)
 
 Commands:
-  migrate [--citus]                         apply pending database migrations (--citus: create the
-                                            citus extension first and distribute; detected anyway)
-  seed --demo                               create the demo organizations, users, keys and data
+  migrate [--citus]                         apply pending database migrations and list them (--citus:
+                                            create the citus extension first and distribute;
+                                            detected anyway)
+  seed --demo [--keys]                      create the demo organizations, users, keys and data;
+                                            --keys: a fresh key for each demo user (lost keys)
   org create --name NAME                    create an organization (with the default properties)
   portfolio create --org ORG --name NAME    create a portfolio
   user create --email EMAIL --name NAME     create a user
@@ -73,6 +75,7 @@ const OPTIONS = {
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   demo: { type: 'boolean', default: false },
+  keys: { type: 'boolean', default: false },
   name: { type: 'string' },
   org: { type: 'string' },
   portfolio: { type: 'string' },
@@ -135,6 +138,7 @@ export async function runCli(argv: string[], io: Io, injected?: Database): Promi
   try {
     const command = COMMANDS[name];
     if (!command) throw new UsageError(`unknown command "${cmd}". Run sdg --help for the list.`);
+    checkFlags(name, values);
     work = await command(args);
     database = injected ?? (await openDatabase(io, json, name));
   } catch (err) {
@@ -146,8 +150,8 @@ export async function runCli(argv: string[], io: Io, injected?: Database): Promi
     return exitCode(err);
   }
   try {
-    if (!injected) await migrateToLatest(database.db, { citus: values.citus });
-    await work({ ...args, database, injected: !!injected });
+    const applied = injected ? [] : await migrateToLatest(database.db, { citus: values.citus });
+    await work({ ...args, database, injected: !!injected, applied });
     return 0;
   } catch (err) {
     report(io, json, err);
@@ -155,6 +159,43 @@ export async function runCli(argv: string[], io: Io, injected?: Database): Promi
   } finally {
     if (!injected) await database.close();
   }
+}
+
+/** Flags every command takes. */
+const EVERY_COMMAND = ['json', 'help', 'citus'];
+
+/**
+ * The flags each command takes. A flag another command takes would be accepted by the parser and
+ * then ignored (`user create --role owner` makes no owner), so it is refused instead. The import
+ * command checks its own flags.
+ */
+export const COMMAND_FLAGS: Record<string, readonly string[]> = {
+  migrate: [],
+  seed: ['demo', 'keys'],
+  'org create': ['name'],
+  'portfolio create': ['org', 'name'],
+  'user create': ['email', 'name'],
+  'member add': ['org', 'user', 'role'],
+  'guest grant': ['portfolio', 'user'],
+  'key create': ['user', 'label', 'admin'],
+  'key revoke': ['key'],
+  'schema index': ['org', 'kind', 'id'],
+  'schema property': ['org', 'kind', 'id', 'name', 'type', 'option', 'required'],
+  'webhook add': ['org', 'url', 'event', 'portfolios'],
+  'webhook list': ['org'],
+  'webhook remove': ['id'],
+  'webhook enable': ['id'],
+};
+
+function checkFlags(command: string, values: Record<string, unknown>): void {
+  const takes = COMMAND_FLAGS[command];
+  if (!takes) return;
+  const given = Object.keys(values).filter((k) => values[k] !== undefined && values[k] !== false);
+  const foreign = given.filter((k) => !takes.includes(k) && !EVERY_COMMAND.includes(k));
+  if (foreign.length)
+    throw new UsageError(
+      `${command} does not take ${foreign.map((f) => `--${f}`).join(', ')} (${takes.length ? `it takes ${takes.map((f) => `--${f}`).join(', ')}` : 'it takes no flags of its own'}). Run sdg --help for usage.`,
+    );
 }
 
 const parseOptions = (argv: string[]) =>

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import type { Context } from '../context.js';
-import { appErrorOf } from '../http/error-response.js';
+import { appErrorOf, isPersistedQueryMiss } from '../http/error-response.js';
 import type { RequestObservation } from '../observability/http.js';
 import { rejection } from './errors.js';
 import { checkQueryText } from './input-limits.js';
@@ -41,6 +41,7 @@ export const errorCodesPlugin: ApolloServerPlugin<Context> = {
 export function countErrorCodes(obs: RequestObservation, errors: readonly unknown[]): void {
   obs.graphqlErrors ??= new Map();
   for (const e of errors) {
+    if (isPersistedQueryMiss(e)) continue;
     const { code } = appErrorOf(e);
     obs.graphqlErrors.set(code, (obs.graphqlErrors.get(code) ?? 0) + 1);
   }

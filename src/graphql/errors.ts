@@ -3,7 +3,12 @@
  * GraphQL error a refusal travels as, and Apollo's formatError.
  */
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { type ErrorLog, errorResponse } from '../http/error-response.js';
+import {
+  type ErrorLog,
+  errorResponse,
+  isPersistedQueryMiss,
+  PERSISTED_QUERY_NOT_FOUND,
+} from '../http/error-response.js';
 
 /**
  * A refusal before execution (limits, admission, a fault while waiting), as the GraphQL error Apollo
@@ -27,6 +32,7 @@ export function rejection(err: unknown, log?: ErrorLog): GraphQLError {
 /** Apollo's formatError: every GraphQL error carries a code from the closed set, and nothing internal leaks. */
 export function formatGraphQLError(log: ErrorLog) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    if (isPersistedQueryMiss(error)) return PERSISTED_QUERY_NOT_FOUND;
     const r = errorResponse(error, log);
     return {
       message: r.error.message,

@@ -110,6 +110,24 @@ export function appErrorOf(err: unknown, log?: ErrorLog): KnownError {
 
 type OnUnknown = (errorId: string, err: unknown) => void;
 
+/**
+ * Apollo's answer to an automatic-persisted-query hash it has not stored: a step of the APQ
+ * protocol, not a failure. Its standard shape (this message and code, HTTP 200) is what Apollo
+ * Client and urql look for to send the query again with its text, so it is passed through as Apollo
+ * wrote it instead of being mapped into the closed set, and is not counted as an error.
+ */
+export const PERSISTED_QUERY_NOT_FOUND = {
+  message: 'PersistedQueryNotFound',
+  extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+} as const;
+
+/** Whether `err` is Apollo's own persisted-query miss (never one a resolver or client made up). */
+export const isPersistedQueryMiss = (err: unknown): boolean =>
+  err instanceof GraphQLError &&
+  !err.originalError &&
+  err.message === PERSISTED_QUERY_NOT_FOUND.message &&
+  err.extensions?.code === PERSISTED_QUERY_NOT_FOUND.extensions.code;
+
 /** GraphQL-level codes (Apollo's and graphql-js's) mapped into the closed set. */
 const GRAPHQL_CODES: Record<string, ErrorCode> = {
   GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',

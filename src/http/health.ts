@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { RETRY_AFTER_SECONDS } from '../errors.js';
+import { AppError, RETRY_AFTER_SECONDS } from '../errors.js';
 
 /**
  * How long /readyz waits for each dependency. A load balancer's probe should get an answer before its
@@ -78,5 +78,20 @@ export function registerHealth(
     if (status !== 'unavailable') return body;
     reply.header('Retry-After', String(RETRY_AFTER_SECONDS.UNAVAILABLE));
     return reply.status(503).send(body);
+  });
+}
+
+/** The answer to GET /metrics on the API port, the same whether a metrics listener runs or not. */
+export const METRICS_ELSEWHERE =
+  'Metrics are not served on the API port. Set METRICS_PORT (unset by default, which turns metrics off) to serve them on a listener of their own, at http://METRICS_HOST:METRICS_PORT/metrics (METRICS_HOST defaults to 127.0.0.1); see docs/observability.md.';
+
+/**
+ * A Prometheus scrape pointed at the API port hears where the metrics are, instead of a bare 404 or
+ * a 401 asking for an API key. Public, and it says nothing of this process's own settings (whether a
+ * metrics listener runs, on which port): only the variables and their defaults.
+ */
+export function registerMetricsHint(app: FastifyInstance): void {
+  app.get('/metrics', async () => {
+    throw new AppError('NOT_FOUND', METRICS_ELSEWHERE);
   });
 }

@@ -2,7 +2,14 @@ import type { Kysely } from 'kysely';
 import type { DB, OrgRole } from '../db/types.js';
 import { createApiKey } from '../modules/auth/index.js';
 import { bulkLink, recomputeProjectLocation } from '../modules/links/index.js';
-import { addMember, createOrg, createPortfolio, createUser, grantGuest } from '../modules/org/index.js';
+import {
+  addMember,
+  createOrg,
+  createPortfolio,
+  createUser,
+  findUser,
+  grantGuest,
+} from '../modules/org/index.js';
 import { bulkInsertRecords, type StoredValue } from '../modules/records/index.js';
 import { names, parcelPolygon, type Rng, rng } from './random.js';
 import { installDemoSchema } from './schema.js';
@@ -17,7 +24,8 @@ export interface DemoOutput {
 
 export const DEMO_SIZES = { projects: 50, parcels: 200, contacts: 100 };
 
-const USERS = [
+/** The demo users: handle, e-mail, name (docs/getting-started.md lists them). */
+export const DEMO_USERS = [
   ['alice', 'alice@sunfield.example', 'Alice Ambrose'],
   ['bob', 'bob@sunfield.example', 'Bob Barrera'],
   ['vera', 'vera@sunfield.example', 'Vera Vance'],
@@ -26,7 +34,11 @@ const USERS = [
 ] as const;
 
 export async function hasDemoData(db: Kysely<DB>): Promise<boolean> {
-  const row = await db.selectFrom('users').select('id').where('email', '=', USERS[0][1]).executeTakeFirst();
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', DEMO_USERS[0][1])
+    .executeTakeFirst();
   return !!row;
 }
 
@@ -130,12 +142,29 @@ export async function seedPortfolio(
   for (const id of withParcels) await recomputeProjectLocation(db, orgId, id);
 }
 
+/**
+ * A new key (label `demo`) for each demo user still in the database, in one transaction; the
+ * earlier keys stay valid. Keys are returned once.
+ */
+export async function newDemoKeys(db: Kysely<DB>): Promise<Partial<DemoOutput['users']>> {
+  return db.transaction().execute(async (tx) => {
+    const users: Partial<DemoOutput['users']> = {};
+    for (const [handle, email] of DEMO_USERS) {
+      const user = await findUser(tx, email);
+      if (!user) continue;
+      const key = await createApiKey(tx, user.id, 'demo');
+      users[handle] = { uid: user.id, apiKey: key.apiKey };
+    }
+    return users;
+  });
+}
+
 /** Creates the demo organizations, users (one key each), schemas and data. Keys are returned once. */
 export async function seedDemo(db: Kysely<DB>): Promise<DemoOutput> {
   return db.transaction().execute(async (tx) => {
     const r = rng(20260301);
-    const u = {} as Record<(typeof USERS)[number][0], { id: string }>;
-    for (const [handle, email, name] of USERS) u[handle] = await createUser(tx, email, name);
+    const u = {} as Record<(typeof DEMO_USERS)[number][0], { id: string }>;
+    for (const [handle, email, name] of DEMO_USERS) u[handle] = await createUser(tx, email, name);
 
     const orgA = await createOrg(tx, 'Sunfield Energy');
     const orgB = await createOrg(tx, 'Northwind Renewables');
@@ -159,7 +188,7 @@ export async function seedDemo(db: Kysely<DB>): Promise<DemoOutput> {
     await seedPortfolio(tx, r, orgB.id, b1.id, [u.nora.id], [-93.6, 42.0]);
 
     const users = {} as DemoOutput['users'];
-    for (const [handle] of USERS) {
+    for (const [handle] of DEMO_USERS) {
       const key = await createApiKey(tx, u[handle].id, 'demo');
       users[handle] = { uid: u[handle].id, apiKey: key.apiKey };
     }
