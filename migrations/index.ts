@@ -8,6 +8,7 @@ import * as m0006 from './0006_change_log.js';
 import * as m0007 from './0007_api_key_admin.js';
 import * as m0008 from './0008_webhooks.js';
 import * as m0009 from './0009_maps.js';
+import * as m0010 from './0010_external_ids.js';
 
 /** Static list, so migrations work the same from sources (tests), from dist/ and in a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   '0007_api_key_admin': m0007,
   '0008_webhooks': m0008,
   '0009_maps': m0009,
+  '0010_external_ids': m0010,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PRECONDITION_FAILED: 412,
+  IDEMPOTENCY_KEY_REUSED: 422,
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -85,3 +86,6 @@ export function isErrorCode(code: unknown): code is ErrorCode {
 
 /** Postgres' foreign_key_violation: a row a write refers to is gone (or never was). Repositories read it. */
 export const isForeignKeyViolation = (err: unknown) => (err as { code?: string } | null)?.code === '23503';
+
+/** Postgres' unique_violation: a concurrent write took the same key first. */
+export const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === '23505';

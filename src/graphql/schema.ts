@@ -8,6 +8,7 @@ import { mapResolvers } from '../modules/maps/resolvers.js';
 import { orgResolvers } from '../modules/org/resolvers.js';
 import { recordResolvers } from '../modules/records/resolvers.js';
 import { schemaResolvers } from '../modules/schema/resolvers.js';
+import { syncResolvers } from '../modules/sync/resolvers.js';
 import { webhookResolvers } from '../modules/webhooks/resolvers.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { ENUM_VALUES } from './enums.js';
@@ -34,6 +35,7 @@ export function buildSchema(): GraphQLSchema {
       feedResolvers,
       webhookResolvers,
       mapResolvers,
+      syncResolvers,
       nodeResolvers,
     ],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },

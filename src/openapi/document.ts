@@ -47,6 +47,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found, or outside what the key can reach: both answer the same, so ids cannot be probed.',
   405: 'The path exists but does not take this method; the Allow header lists the methods it takes.',
   412: 'If-Match names a version the record no longer has (someone changed it since): nothing was changed; read it again and retry with its ETag.',
+  422: 'GraphQL bulk writes only (docs/sync.md): the idempotencyKey was used in the last 24 hours with a different input.',
   408: 'The request was not received within the time allowed (REQUEST_TIMEOUT_MS).',
   413: 'The request body is larger than the limit.',
   415: 'The body is not JSON; send Content-Type: application/json.',

@@ -4,4 +4,10 @@
  *
  * Links between records (project–parcel, project–contact, parcel–contact) and the project location they imply.
  */
-export { bulkLink, linkParcelsToProject, recomputeProjectLocation } from './repository.js';
+export {
+  bulkLink,
+  type ContactLinkTable,
+  linkParcelsToProject,
+  recomputeProjectLocation,
+  setContactLinks,
+} from './repository.js';

@@ -1,7 +1,8 @@
 import { type Kysely, sql } from 'kysely';
+import { inTransaction } from '../../db/transaction.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { isForeignKeyViolation } from '../../errors.js';
-import { type Actor, type LogEntry, writeLogged } from '../changes/index.js';
+import { type Actor, type LogEntry, lockRecords, writeLogged } from '../changes/index.js';
 import { areaWeightedCentroid } from '../records/index.js';
 
 export type ContactLinkTable = 'project_contacts' | 'parcel_contacts';
@@ -179,4 +180,44 @@ export async function bulkLink(
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
+}
+
+/**
+ * Links (or unlinks) many contact pairs of one portfolio in one transaction: the records' locks
+ * (as a single link takes them, so each record's log entries keep its commit order), one INSERT …
+ * ON CONFLICT DO NOTHING (or one DELETE) for every pair, and the log entries of the pairs it
+ * changed, both sides each. A pair already so is left alone and logs nothing. Returns the changed
+ * pairs as `parentId|contactId`. The caller has checked that every record is in the portfolio.
+ */
+export async function setContactLinks(
+  db: Kysely<DB>,
+  table: ContactLinkTable,
+  k: { orgId: string; portfolioId: string },
+  pairs: readonly [string, string][],
+  actor: Actor,
+  linked: boolean,
+): Promise<Set<string>> {
+  if (!pairs.length) return new Set();
+  const parentCol = sql.ref(PARENT_COL[table]);
+  return inTransaction(db, async (tx) => {
+    await lockRecords(tx, k.orgId, [...new Set(pairs.flat())]);
+    const { rows } = linked
+      ? await sql<{ parent_id: string; contact_id: string }>`
+          insert into ${sql.table(table)} (org_id, portfolio_id, ${parentCol}, contact_id)
+          values ${sql.join(pairs.map(([a, b]) => sql`(${k.orgId}, ${k.portfolioId}, ${a}, ${b})`))}
+          on conflict do nothing returning ${parentCol} as parent_id, contact_id`.execute(tx)
+      : await sql<{ parent_id: string; contact_id: string }>`
+          delete from ${sql.table(table)}
+          where org_id = ${k.orgId} and (${parentCol}, contact_id) in (${sql.join(pairs.map(([a, b]) => sql`(${a}, ${b})`))})
+          returning ${parentCol} as parent_id, contact_id`.execute(tx);
+    const op = linked ? 'link' : 'unlink';
+    await writeLogged(tx, {
+      orgId: k.orgId,
+      actor,
+      entries: rows.flatMap((r) =>
+        contactEntries(table, { ...k, parentId: r.parent_id, contactId: r.contact_id }, op),
+      ),
+    });
+    return new Set(rows.map((r) => `${r.parent_id}|${r.contact_id}`));
+  });
 }

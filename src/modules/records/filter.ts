@@ -33,6 +33,7 @@ export interface FilterInput extends SpatialInput {
   createdAt?: RangeInput | null;
   updatedAt?: RangeInput | null;
   acres?: Record<string, unknown> | null;
+  externalId?: { source: string; id: string } | null;
 }
 interface RangeInput {
   from?: Date | null;
@@ -195,6 +196,11 @@ function compileFilter(cx: Compiler, f: FilterInput, path: string, depth: number
   };
   parts.push(...compileSpatial(cx.schema.kind, f, path, problem));
   if (f.acres) parts.push(compileAcres(cx.schema.kind, f.acres, `${path}.acres`, problem));
+  // The sync module's external ids (migrations/0010): the record carries this (source, id).
+  if (f.externalId)
+    parts.push(sql`exists (select 1 from external_ids e where e.org_id = c.org_id
+      and e.source = ${f.externalId.source} and e.external_id = ${f.externalId.id}
+      and ${sql.ref(`e.${cx.schema.kind}_id`)} = c.id)`);
   // Left bare, so the planner sees indexable operators (`@>`, ILIKE on the search text); `not`
   // makes its operand null-safe, so `not` of a condition on a missing value is true.
   return and(parts);

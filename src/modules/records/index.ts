@@ -26,7 +26,14 @@ export {
   type StoredValue,
   type ValueModel,
 } from './types.js';
-export { detailOf } from './user-errors.js';
+export {
+  detailOf,
+  readWrite,
+  type UserErrorModel,
+  userErrorOf,
+  type ValueEntry,
+  type WriteSource,
+} from './user-errors.js';
 export { checkProperties, MAX_PROPERTIES_PER_WRITE, validationFailed } from './validate.js';
 export {
   type RecordReads,

@@ -1,0 +1,20 @@
+/**
+ * The sync module's public door: what other modules, the GraphQL layer and the CLI may use.
+ * Everything else in this folder is private to it.
+ *
+ * Sync for integrators: external ids (declared sources, one id per source on a record), bulk
+ * upserts keyed by external id with idempotency keys, and bulk links. `upsertRecords` and
+ * `setLinks` take a database handle and an actor, so the CLI runs the same code as the API.
+ */
+export { pruneIdempotencyKeys } from './repository.js';
+export { checkBatchSize, type SyncReads, setLinks, upsertRecords } from './service.js';
+export {
+  type BulkLinkAnswer,
+  type BulkLinkInput,
+  type BulkOutcome,
+  MAX_BULK_ITEMS,
+  type UpsertAnswer,
+  type UpsertInput,
+  type UpsertItem,
+  type UpsertItemResult,
+} from './types.js';
