@@ -83,6 +83,16 @@ const HELP = `npm run bench -- [options]
                        --subscriptions (1000) subscriptions over 2 processes; (c) webhook delivery
                        throughput of a --webhook-backlog (2000) with 1 and 2 processes.
                        --parts a,b,c picks some
+  --aggregates         instead of the scenarios above: issue 41's dashboard goal (Postgres only;
+                       bench/aggregates.ts): acres summed by parcel status over the first portfolio,
+                       one request at a time, against the gateway's own statement run raw, in
+                       alternating --rounds (default 3) of --heavy-requests requests (default 12)
+  --maps               instead of the scenarios above: issue 39's map targets (Postgres only;
+                       bench/maps.ts): a bbox of about 1,000 parcels (GeoJSON and GraphQL), a z14
+                       tile, the tile covering the whole portfolio, a z10 tile, one request at a
+                       time, each against the same statements run raw (the floor); --only picks
+                       cases (bbox-geojson, bbox-list, tile-z14, tile-whole, tile-fit, tile-fit-fields,
+                       tile-z10, tile-z10-fields)
 `;
 
 async function main() {
@@ -117,6 +127,8 @@ async function main() {
       'unlimited-key': { type: 'boolean', default: false },
       tracing: { type: 'boolean', default: false },
       changes: { type: 'boolean', default: false },
+      aggregates: { type: 'boolean', default: false },
+      maps: { type: 'boolean', default: false },
       'base-commit': { type: 'string' },
       subscriptions: { type: 'string' },
       'webhook-backlog': { type: 'string' },
@@ -223,6 +235,26 @@ async function main() {
     return;
   }
   // Loaded only when asked for.
+  if (v.aggregates)
+    return (await import('./aggregates.js')).aggregatesCommand(
+      o,
+      {
+        rounds: v.rounds === undefined ? 3 : Math.round(num('rounds', v.rounds, 3)),
+        requests: v['heavy-requests'] === undefined ? 12 : o.heavyRequestsPerConnection,
+      },
+      resultsDir,
+      v.label,
+      !v['no-write'],
+    );
+  if (v.maps) {
+    if (o.backend !== 'postgres') throw new Error('--maps runs on Postgres; drop --pglite.');
+    return (await import('./maps.js')).mapsCommand(
+      { ...o, only: o.only },
+      v.label,
+      !v['no-write'],
+      resultsDir,
+    );
+  }
   if (v.abuse) return (await import('./abuse-cli.js')).abuseCommand(o, v);
   if (v.changes) {
     const { changesCommand, DEFAULT_BASE_COMMIT } = await import('./changes.js');

@@ -232,6 +232,90 @@ describe.runIf(onCitus)('on Citus, a request that names one org runs single-shar
             { o: A.id, p: pf },
           ),
       ],
+      [
+        'GraphQL aggregates and grouped aggregates (issue 41)',
+        () =>
+          alice.gql(
+            `query ($o: ID!, $p: ID!) { organization(id: $o) { portfolio(id: $p) {
+              parcels(first: 0, filter: { property: { id: "acreage", number: { gt: 1 } } }) {
+                aggregates { count sum(field: ACRES) max(propertyId: "acreage") minTime(field: CREATED_AT) }
+                groupedAggregates(groupBy: [{ propertyId: "parcel-status" }, { field: CREATED_AT, bucket: MONTH }], orderBy: { by: SUM, field: ACRES, direction: DESC }) {
+                  totalGroups groups { keys { value } aggregates { count sum(field: ACRES) } } } }
+              projects(first: 5) { edges { node { contacts(first: 1) { aggregates { count } } } } } } } }`,
+            { o: A.id, p: pf },
+          ),
+      ],
+      // Sync (issue 40): a batch for one org is router queries, whether it creates, updates or finds
+      // nothing changed, and so are its idempotency key, its links and the reads of external ids.
+      [
+        'GraphQL registerExternalSource',
+        () =>
+          alice.gql(
+            `mutation ($i: RegisterExternalSourceInput!) { registerExternalSource(input: $i) { sources } }`,
+            {
+              i: { orgId: A.id, name: 'router' },
+            },
+          ),
+      ],
+      ...[0, 1, 2].map((round): [string, () => Promise<{ status: number }>] => [
+        `GraphQL upsertParcels, round ${round} (create, then unchanged, then one updated)`,
+        () =>
+          alice.gql(
+            `mutation ($i: UpsertRecordsInput!) { upsertParcels(input: $i) { created updated unchanged failed } }`,
+            {
+              i: {
+                ...q,
+                source: 'router',
+                idempotencyKey: `router-${round}`,
+                items: [0, 1, 2].map((k) => ({
+                  externalId: `r${k}`,
+                  properties: { name: { text: round === 2 && k === 0 ? 'changed' : `r${k}` } },
+                  geometry: {
+                    type: 'Polygon',
+                    coordinates: [
+                      [
+                        [k, 0],
+                        [k + 0.001, 0],
+                        [k + 0.001, 0.001],
+                        [k, 0.001],
+                        [k, 0],
+                      ],
+                    ],
+                  },
+                })),
+              },
+            },
+          ),
+      ]),
+      [
+        'GraphQL upsertContacts, then linkRecords and unlinkRecords by external id',
+        async () => {
+          await alice.gql(`mutation ($i: UpsertRecordsInput!) { upsertContacts(input: $i) { created } }`, {
+            i: {
+              ...q,
+              source: 'router',
+              items: [{ externalId: 'rc', properties: { first_name: { text: 'R' } } }],
+            },
+          });
+          const pairs = [{ from: { externalId: 'r0' }, to: { externalId: 'rc' } }];
+          await alice.gql(`mutation ($i: BulkLinkInput!) { linkRecords(input: $i) { changed } }`, {
+            i: { ...q, type: 'PARCEL_CONTACT', source: 'router', pairs },
+          });
+          return alice.gql(`mutation ($i: BulkLinkInput!) { unlinkRecords(input: $i) { changed } }`, {
+            i: { ...q, type: 'PARCEL_CONTACT', source: 'router', pairs },
+          });
+        },
+      ],
+      [
+        'GraphQL externalIds, recordByExternalId and the externalId filter',
+        () =>
+          alice.gql(
+            `query ($o: ID!, $p: ID!) { recordByExternalId(orgId: $o, source: "router", externalId: "r1") { id }
+              organization(id: $o) { portfolio(id: $p) {
+                parcels(first: 5, filter: { externalId: { source: "router", id: "r2" } }) { nodes { id externalIds { source id } } } } } }`,
+            { o: A.id, p: pf },
+          ),
+      ],
     ];
     const failures: string[] = [];
     const report: string[] = [];

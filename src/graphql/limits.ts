@@ -285,6 +285,8 @@ export function measureOperation(
     multiplier: number,
     top: boolean,
     t: Tally,
+    /** Under a connection: the multiplier above its page, which its aggregates are counted at. */
+    perList?: number,
   ) => {
     for (const sel of set.selections) {
       step();
@@ -302,17 +304,22 @@ export function measureOperation(
         if (isConnection(def)) items = pageSize(def, sel);
         // A vector tile is no page, but it draws up to this many records: its bound is its cost.
         else if (getNamedType(def.type).name === 'VectorTile') items = MAX_TILE_FEATURES;
-        // Dashboards: a list's aggregates are one node, its groups up to `first` (default 100) nodes.
+        // Dashboards: a list's aggregates are one node, its groups up to `first` (default 100)
+        // nodes, once per list, not per item of its page.
         else if (getNamedType(def.type).name === 'RecordAggregates') items = 1;
         else if (getNamedType(def.type).name === 'AggregateGroups') items = pageSize(def, sel);
         else if (introspection && isListField(def))
           items = bounds.get(`${parent.name}.${name}`) ?? bounds.get('__Schema.types')!;
-        const inner = items === undefined ? multiplier : mul(multiplier, items);
+        const perItem = /^(?:RecordAggregates|AggregateGroups)$/.test(getNamedType(def.type).name);
+        const above = perItem && perList !== undefined ? perList : multiplier;
+        const inner = items === undefined ? multiplier : mul(above, items);
         if (items !== undefined) t.cost = add(t.cost, inner);
-        if (sel.selectionSet) walk(sel.selectionSet, getNamedType(def.type), depth + 1, inner, false, t);
+        const list = isConnection(def) ? multiplier : undefined;
+        if (sel.selectionSet)
+          walk(sel.selectionSet, getNamedType(def.type), depth + 1, inner, false, t, list);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         const type = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent;
-        walk(sel.selectionSet, type, depth, multiplier, top, t);
+        walk(sel.selectionSet, type, depth, multiplier, top, t, perList);
       } else {
         const f = tallies.get(sel.name.value);
         if (!f) continue; // unknown, or part of a cycle: validation refuses both

@@ -1,0 +1,179 @@
+/**
+ * `npm run bench -- --aggregates`: issue 41's dashboard goal, on Postgres. Acres summed by parcel
+ * status over the first portfolio of the bench dataset (100,000 parcels at scale 1), asked of the
+ * gateway over HTTP one request at a time (one connection), against the very statement the gateway
+ * sent, run raw through `pg` in the same process, in alternating rounds. The statement is taken
+ * from the gateway's own `pg` client while it answers the warm-up requests (as bench/sql-capture.ts
+ * does for the maps), so the floor cannot drift from the gateway's SQL; the raw answer is checked
+ * equal to the gateway's before anything is timed.
+ *
+ * The gateway runs in this process (buildApp on its own pool), listening on a local port: the
+ * client's share of the event loop is small beside the statement, and in-process is the only way to
+ * read the statement off its `pg` client without a build.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { createDatabase } from '../src/db/database.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { load1 } from './machine.js';
+import { type BenchOptions, prepareDataset } from './runner.js';
+
+export interface AggregatesBenchOptions {
+  /** Alternating rounds; each times `requests` gateway requests, then as many raw runs. */
+  rounds: number;
+  requests: number;
+}
+
+/** The dashboard question: acres by parcel status, with the count of each group. */
+export const ACRES_BY_STATUS = `query AcresByStatus($orgId: ID!, $portfolioId: ID!) {
+  organization(id: $orgId) { portfolio(id: $portfolioId) { parcels(first: 0) {
+    groupedAggregates(groupBy: [{ propertyId: "parcel-status" }]) {
+      totalGroups truncated groups { keys { value label } aggregates { count acres: sum(field: ACRES) } }
+    } } } } }`;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const r2 = (v: number) => Math.round(v * 100) / 100;
+
+interface Captured {
+  text: string;
+  values: unknown[];
+}
+
+/** Records every statement this process's pg clients send while `on` is set. */
+function captureStatements() {
+  const sent: Captured[] = [];
+  const state = { on: false };
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const [config, values] = args as [unknown, unknown];
+    const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
+    const params = Array.isArray(values) ? values : (config as { values?: unknown[] } | null)?.values;
+    if (state.on && typeof text === 'string') sent.push({ text, values: params ?? [] });
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  return { sent, state, restore: () => (pg.Client.prototype.query = original) };
+}
+
+export async function aggregatesCommand(
+  o: BenchOptions,
+  opts: AggregatesBenchOptions,
+  resultsDir: string,
+  label: string | undefined,
+  write: boolean,
+): Promise<void> {
+  if (o.backend !== 'postgres') throw new Error('--aggregates runs on Postgres; drop --pglite.');
+  const prepared = await prepareDataset(o);
+  const url = prepared.serverEnv.DATABASE_URL;
+  const orgId = prepared.dataset.orgId;
+  const portfolioId = prepared.dataset.portfolioIds[0];
+  const capture = captureStatements();
+  const database = await createDatabase({ url, statementTimeoutMs: 60_000 });
+  const app = await buildApp({ database, exposeStatementCount: true });
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const raw = new pg.Client({ connectionString: url });
+  await raw.connect();
+  try {
+    const body = JSON.stringify({ query: ACRES_BY_STATUS, variables: { orgId, portfolioId } });
+    const ask = async () => {
+      const t = performance.now();
+      const r = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'x-api-key': prepared.fixture.apiKey, 'content-type': 'application/json' },
+        body,
+      });
+      const json = (await r.json()) as any;
+      const ms = performance.now() - t;
+      if (r.status !== 200 || json.errors)
+        throw new Error(`gateway: ${r.status} ${JSON.stringify(json).slice(0, 300)}`);
+      return { ms, json, sql: Number(r.headers.get('x-sql-statements')) };
+    };
+    // Warm-up, with the aggregate statement captured (the one that groups).
+    capture.state.on = true;
+    const first = await ask();
+    capture.state.on = false;
+    for (let i = 0; i < 4; i++) await ask();
+    const statement = capture.sent.find((s) => /count\(\*\) over \(\)/.test(s.text));
+    if (!statement) throw new Error('the grouped statement was not seen');
+    const groups = first.json.data.organization.portfolio.parcels.groupedAggregates.groups as {
+      keys: { value: string | null }[];
+      aggregates: { count: number; acres: number | null };
+    }[];
+    const runRaw = async () => {
+      const t = performance.now();
+      const r = await raw.query(statement.text, statement.values as unknown[]);
+      return { ms: performance.now() - t, rows: r.rows };
+    };
+    const check = await runRaw();
+    const rawGroups = check.rows.map((r: any) => ({ key: r.k0 ?? null, count: r.n, acres: r.m0 }));
+    const gwGroups = groups.map((g) => ({
+      key: g.keys[0].value,
+      count: g.aggregates.count,
+      acres: g.aggregates.acres,
+    }));
+    if (JSON.stringify(rawGroups) !== JSON.stringify(gwGroups))
+      throw new Error(`raw and gateway answers differ: ${JSON.stringify({ rawGroups, gwGroups })}`);
+    const parcels = groups.reduce((s, g) => s + g.aggregates.count, 0);
+
+    const gateway: number[] = [];
+    const floor: number[] = [];
+    const ratios: number[] = [];
+    for (let round = 0; round < opts.rounds; round++) {
+      const g: number[] = [];
+      const f: number[] = [];
+      // Order swapped every round, so neither side always runs on a warmer cache.
+      const sides = round % 2 ? ['raw', 'gateway'] : ['gateway', 'raw'];
+      for (const side of sides)
+        for (let i = 0; i < opts.requests; i++)
+          if (side === 'gateway') g.push((await ask()).ms);
+          else f.push((await runRaw()).ms);
+      gateway.push(...g);
+      floor.push(...f);
+      ratios.push(median(g) / median(f));
+      process.stderr.write(
+        `round ${round + 1}: gateway p50 ${r2(median(g))} ms, raw p50 ${r2(median(f))} ms, ratio ${r2(median(g) / median(f))}\n`,
+      );
+    }
+    const result = {
+      kind: 'aggregates',
+      at: new Date().toISOString(),
+      scale: o.scale,
+      database: prepared.database,
+      load1: load1(),
+      parcels,
+      groups: groups.length,
+      statementsPerRequest: first.sql,
+      rounds: opts.rounds,
+      requestsPerRound: opts.requests,
+      gatewayP50Ms: r2(median(gateway)),
+      rawP50Ms: r2(median(floor)),
+      ratioOfP50s: r2(median(gateway) / median(floor)),
+      medianRoundRatio: r2(median(ratios)),
+      statement: statement.text,
+    };
+    const md = [
+      `Acres summed by parcel status over ${parcels.toLocaleString('en-US')} parcels (${groups.length} groups), scale ${o.scale}, 1 connection, ${opts.rounds} rounds × ${opts.requests} requests`,
+      '',
+      '| | p50 ms |',
+      '|---|---:|',
+      `| gateway (POST /graphql, ${first.sql} statements) | ${result.gatewayP50Ms} |`,
+      `| the same SQL, raw | ${result.rawP50Ms} |`,
+      `| ratio (median of rounds) | ${result.medianRoundRatio} |`,
+    ].join('\n');
+    process.stdout.write(`\n${md}\n`);
+    if (write) {
+      const file = join(resultsDir, `aggregates${label ? `-${label}` : ''}.json`);
+      writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+      process.stderr.write(`results: ${file.replace(`${PACKAGE_ROOT}/`, '')}\n`);
+    }
+  } finally {
+    capture.restore();
+    await raw.end();
+    await app.close();
+    await database.close();
+  }
+}
