@@ -9,6 +9,7 @@ import * as m0007 from './0007_api_key_admin.js';
 import * as m0008 from './0008_webhooks.js';
 import * as m0009 from './0009_maps.js';
 import * as m0010 from './0010_external_ids.js';
+import * as m0011 from './0011_admin_audit.js';
 
 /** Static list, so migrations work the same from sources (tests), from dist/ and in a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0008_webhooks': m0008,
   '0009_maps': m0009,
   '0010_external_ids': m0010,
+  '0011_admin_audit': m0011,
 };
 
 export const migrationProvider: MigrationProvider = {

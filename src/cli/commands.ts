@@ -4,7 +4,6 @@ import type { Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { OrgRole, RecordKind } from '../db/types.js';
 import { AppError } from '../errors.js';
-import { createApiKey, revokeApiKey } from '../modules/auth/index.js';
 import { importParcels } from '../modules/imports/index.js';
 import * as orgs from '../modules/org/index.js';
 import { PROPERTY_TYPE_NAMES, type PropertyTypeName, propertyType } from '../modules/properties/index.js';
@@ -209,7 +208,7 @@ const memberAdd: Command = ({ values }) => {
   return async (c) => {
     await requireOrg(c, org);
     const u = await resolveUser(c, user);
-    await orgs.addMember(c.database.db, org, u.id, role as OrgRole);
+    await orgs.setMemberRole(c.database.db, 'cli', org, u.id, role, { add: true });
     print(c, { orgId: org, userId: u.id, role }, `${u.email} is now ${role} of ${org}.`);
   };
 };
@@ -219,7 +218,7 @@ const guestGrant: Command = ({ values }) => {
   return async (c) => {
     const p = await requirePortfolio(c, portfolio);
     const u = await resolveUser(c, user);
-    await orgs.grantGuest(c.database.db, p.orgId, p.id, u.id);
+    await orgs.grantGuestAccess(c.database.db, 'cli', p.orgId, p.id, u.id);
     print(
       c,
       { orgId: p.orgId, portfolioId: p.id, userId: u.id },
@@ -232,7 +231,10 @@ const keyCreate: Command = ({ values }) => {
   const { user } = need(values, 'user');
   return async (c) => {
     const u = await resolveUser(c, user);
-    const k = await createApiKey(c.database.db, u.id, c.values.label, { admin: c.values.admin === true });
+    const k = await orgs.createUserKey(c.database.db, 'cli', null, u.id, {
+      label: c.values.label,
+      admin: c.values.admin === true,
+    });
     if (c.json) c.io.out(JSON.stringify({ id: k.id, userId: u.id, apiKey: k.apiKey }));
     else c.io.out(`Created key ${k.id} for ${u.email}. It is shown only now:\n${k.apiKey}`);
   };
@@ -241,8 +243,13 @@ const keyCreate: Command = ({ values }) => {
 const keyRevoke: Command = ({ values }) => {
   const { key } = need(values, 'key');
   return async (c) => {
-    const ok = await revokeApiKey(c.database.db, key);
-    if (!ok) throw new UsageError('No live key matches. Pass the key id (key_…) or the key itself.');
+    try {
+      await orgs.revokeUserKey(c.database.db, 'cli', null, key);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NOT_FOUND')
+        throw new UsageError('No live key matches. Pass the key id (key_…) or the key itself.');
+      throw err;
+    }
     print(c, { revoked: true }, 'Key revoked.');
   };
 };

@@ -5,5 +5,12 @@
  * Who is calling: API keys, their hashes and lookup, and the viewer a request acts as.
  */
 export { hashApiKey } from './keys.js';
-export { createApiKey, findViewerByHash, findViewerByKey, revokeApiKey } from './repository.js';
+export {
+  type CreatedKey,
+  createApiKey,
+  findApiKey,
+  findViewerByHash,
+  findViewerByKey,
+  revokeApiKey,
+} from './repository.js';
 export type { AccessRole, Viewer } from './viewer.js';

@@ -112,3 +112,16 @@ export async function revokeApiKey(db: Kysely<DB>, idOrKey: string): Promise<boo
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
+
+/** A key's owner and state, by id or by the key itself (never its hash or secret). */
+export async function findApiKey(
+  db: Kysely<DB>,
+  idOrKey: string,
+): Promise<{ id: string; userId: string; prefix: string; revoked: boolean } | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['id', 'user_id', 'prefix', 'revoked_at'])
+    .where((eb) => eb.or([eb('id', '=', idOrKey), eb('key_hash', '=', hashApiKey(idOrKey))]))
+    .executeTakeFirst();
+  return row && { id: row.id, userId: row.user_id, prefix: row.prefix, revoked: row.revoked_at !== null };
+}

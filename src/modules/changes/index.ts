@@ -9,6 +9,8 @@ export { actorOf } from './actor.js';
 export { CHANGES_CHANNEL, ringChanges } from './bell.js';
 export { ChangeHub, CLOSE, type Connection, DEFAULT_HUB_LIMITS, type HubLimits } from './hub.js';
 export {
+  type AuditEntry,
+  auditPage,
   feedHead,
   feedPage,
   feedStart,

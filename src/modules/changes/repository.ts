@@ -20,8 +20,9 @@ import type { Actor, ChangeModel, ChangeOp } from './types.js';
 
 /** One change-log entry of a write: one per row the write returns, or once when there is no write. */
 export interface LogEntry {
-  kind: RecordKind;
-  op: ChangeOp;
+  /** `access`: an administration entry (invites, roles, guests, keys), kept out of the feed. */
+  kind: RecordKind | 'access';
+  op: ChangeOp | 'access';
   /** The record; a schema change's property. Omitted: the written row's `id`. */
   recordId?: string;
   /** Link and unlink: the other record. */
@@ -281,7 +282,7 @@ export async function feedPage(
         order by tx, seq limit ${limit})
       union all
       (select ${COLS} from change_log where org_id = ${orgId} and portfolio_id is null ${from} ${visible}
-        order by tx, seq limit ${limit})
+        and record_kind <> 'access' order by tx, seq limit ${limit})
     ) x order by tx, seq limit ${limit}`.execute(db);
   return rows.map(toChange);
 }
@@ -312,8 +313,47 @@ export async function orgFeedPage(
   const { rows } = await sql<ChangeRow>`
     select ${COLS} from change_log
     where org_id = ${orgId} and (tx, seq) > (${after.tx}::xid8, ${after.seq}::bigint) ${await visibleClause(db)}
+      and record_kind <> 'access'
     order by tx, seq limit ${limit}`.execute(db);
   return rows.map(toChange);
+}
+
+/** One administration entry (`access`): who did what to whom, when. */
+export interface AuditEntry {
+  seq: string;
+  tx: string;
+  /** The user the change is about. */
+  subjectId: string;
+  userId: string | null;
+  keyId: string | null;
+  source: 'api' | 'cli';
+  at: Date;
+  /** `{ action, … }`: what was done, with its before and after where there is one. */
+  changes: Record<string, unknown>;
+}
+
+/** An organization's administration entries, newest first, strictly before `before` when given. */
+export async function auditPage(
+  db: Kysely<DB>,
+  orgId: string,
+  limit: number,
+  before?: LogPosition,
+): Promise<AuditEntry[]> {
+  const bound = before ? sql`and (tx, seq) < (${before.tx}::xid8, ${before.seq}::bigint)` : sql``;
+  const { rows } = await sql<ChangeRow>`
+    select ${COLS} from change_log
+    where org_id = ${orgId} and portfolio_id is null and record_kind = 'access' ${bound}
+    order by tx desc, seq desc limit ${limit}`.execute(db);
+  return rows.map((r) => ({
+    seq: r.seq_text,
+    tx: r.tx_text,
+    subjectId: r.record_id,
+    userId: r.user_id,
+    keyId: r.key_id,
+    source: r.source,
+    at: r.at,
+    changes: r.changes,
+  }));
 }
 
 /** The feed's present end: everything before it has either been committed or never will be. */

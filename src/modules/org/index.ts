@@ -4,6 +4,17 @@
  *
  * Organizations, portfolios, users, members and guests.
  */
+export {
+  type By,
+  createUserKey,
+  grantGuestAccess,
+  inviteUser,
+  removeMember,
+  requireManager,
+  revokeGuestAccess,
+  revokeUserKey,
+  setMemberRole,
+} from './admin.js';
 export { createOrgLoaders } from './loaders.js';
 export {
   addMember,

@@ -187,3 +187,94 @@ export async function portfolioInOrgs(db: Kysely<DB>, id: string, orgIds: readon
     .executeTakeFirst();
   return row ? toPortfolio(row) : null;
 }
+
+// ---- Administration over the API (admin.ts) ----
+
+/**
+ * Serializes the changes of one organization's memberships: taken first in each membership
+ * transaction, so two transactions that each demote or remove an owner see each other's result
+ * when they count the owners left. An advisory lock, because a row lock on the owners' rows would
+ * not stop a concurrent promotion being missed, and it needs no table (so no shard) on Citus.
+ */
+export async function lockMemberships(db: Kysely<DB>, orgId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`members:${orgId}`}::text, 0))`.execute(db);
+}
+
+/** A user's role in an organization, if a member. */
+export async function memberRole(
+  db: Kysely<DB>,
+  orgId: string,
+  userId: string,
+): Promise<OrgRole | undefined> {
+  const row = await db
+    .selectFrom('org_members')
+    .select('role')
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row?.role;
+}
+
+export async function countOwners(db: Kysely<DB>, orgId: string): Promise<number> {
+  const row = await db
+    .selectFrom('org_members')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('org_id', '=', orgId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function deleteMember(db: Kysely<DB>, orgId: string, userId: string): Promise<boolean> {
+  const res = await db
+    .deleteFrom('org_members')
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  await bumpOrgVersion(db, orgId);
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** The portfolios of an organization a user is a guest of. */
+export async function guestPortfolioIds(db: Kysely<DB>, orgId: string, userId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('portfolio_guests')
+    .select('portfolio_id')
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .orderBy('portfolio_id')
+    .execute();
+  return rows.map((r) => r.portfolio_id);
+}
+
+export async function revokeGuest(
+  db: Kysely<DB>,
+  orgId: string,
+  portfolioId: string,
+  userId: string,
+): Promise<boolean> {
+  const res = await db
+    .deleteFrom('portfolio_guests')
+    .where('org_id', '=', orgId)
+    .where('portfolio_id', '=', portfolioId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  await bumpOrgVersion(db, orgId);
+  return Number(res.numDeletedRows) > 0;
+}
+
+/**
+ * Every organization a user reaches, with their role there (`guest` for guests): a key works in all
+ * of them, so who may make or revoke someone's key depends on all of them.
+ */
+export async function userOrgRoles(db: Kysely<DB>, userId: string): Promise<Map<string, AccessRole>> {
+  const { rows } = await sql<{ org_id: string; role: AccessRole }>`
+    ${sql.raw(CROSS_TENANT)}
+    select org_id, role from org_members where user_id = ${userId}
+    union
+    select g.org_id, 'guest' from portfolio_guests g where g.user_id = ${userId}
+      and not exists (select 1 from org_members m where m.org_id = g.org_id and m.user_id = g.user_id)`.execute(
+    db,
+  );
+  return new Map(rows.map((r) => [r.org_id, r.role]));
+}

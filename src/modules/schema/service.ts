@@ -2,14 +2,14 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { CLI_ACTOR, writeLogged } from '../changes/index.js';
+import { type Actor, CLI_ACTOR, writeLogged } from '../changes/index.js';
 import { PROPERTY_TYPE_NAMES, PROPERTY_TYPES, propertyType } from '../properties/index.js';
 import * as repo from './repository.js';
-import { READ_ONLY_PROJECT_PROPERTY } from './types.js';
+import { type PropertyDefModel, READ_ONLY_PROJECT_PROPERTY } from './types.js';
 
 /**
- * Schema changes (the CLI and seeds; the API only reads schemas). A property's definition is
- * checked here, and its type can never change: stored values were validated against it.
+ * Schema changes, from the CLI, the seeds and the API (admin.ts). A property's definition is
+ * checked here; its type changes only with its values converted (admin.ts changePropertyType).
  */
 
 const PROPERTY_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -18,7 +18,7 @@ const WITH_OPTIONS = PROPERTY_TYPES.filter((t) => t.hasOptions)
   .map((t) => t.name)
   .join(' and ');
 
-function checkNewProperty(kind: RecordKind, p: repo.NewProperty): void {
+export function checkNewProperty(kind: RecordKind, p: repo.NewProperty): void {
   const problems: ErrorDetail[] = [];
   if (kind === 'project' && p.id === READ_ONLY_PROJECT_PROPERTY)
     problems.push({
@@ -50,47 +50,142 @@ function checkNewProperty(kind: RecordKind, p: repo.NewProperty): void {
     throw new AppError('VALIDATION_FAILED', 'The property definition is invalid.', problems);
 }
 
-/** Adds a property to an org's schema of one kind, or changes the one with the same id (not its type). */
+/** A definition as the change log keeps it. */
+const definition = (d: { name: string; type: string; options?: unknown; required?: boolean }) => ({
+  name: d.name,
+  type: d.type,
+  options: d.options ?? [],
+  required: d.required ?? false,
+});
+
+/**
+ * Writes a property's new definition, logged with the one before (null when new): the one way a
+ * definition changes, from the CLI and the API alike. It refuses what would leave stored values
+ * invalid: a property made required while records lack it, an option removed while records hold it.
+ * A type change must come through changePropertyType (admin.ts), which converts the values first
+ * (`retype`). Called inside the caller's transaction, under lockSchema.
+ */
+export async function saveDefinition(
+  tx: Kysely<DB>,
+  actor: Actor,
+  orgId: string,
+  kind: RecordKind,
+  p: repo.NewProperty,
+  opts: { retype?: boolean } = {},
+): Promise<PropertyDefModel> {
+  checkNewProperty(kind, p);
+  const [schema] = await repo.schemasByKeys(tx, [{ orgId, kind }]);
+  const old = schema.byId.get(p.id);
+  if (old && old.type !== p.type && !opts.retype) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `Property ${p.id} is a ${old.type}; its type cannot change here.`,
+      [
+        {
+          field: 'type',
+          reason: `convert its values with changePropertyType (try dryRun: true first), or add a new property instead of changing ${p.id} from ${old.type} to ${p.type}`,
+        },
+      ],
+    );
+  }
+  if (p.required && !old?.required) {
+    const lacking = await repo.countLacking(tx, orgId, kind, p.id);
+    if (lacking)
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `${lacking} ${kind} record(s) have no value for ${p.id}, so it cannot be required yet.`,
+        [
+          {
+            field: 'required',
+            reason: `set a value on those records first (filter them with isEmpty: true), then make it required; or keep it optional`,
+            records: lacking,
+          },
+        ],
+      );
+  }
+  if (old && old.type === p.type) {
+    const kept = new Set((p.options ?? []).map((o) => o.id));
+    for (const o of old.options.filter((o) => !kept.has(o.id))) {
+      const holding = await repo.countWithOption(tx, orgId, kind, p.id, o.id);
+      if (holding)
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `Option ${o.id} of ${p.id} is in use on ${holding} ${kind} record(s), so it cannot be removed.`,
+          [
+            {
+              field: 'options',
+              reason: `merge it into another option with mergePropertyOptions, which moves every value, then it is gone`,
+              option: o.id,
+              records: holding,
+            },
+          ],
+        );
+    }
+  }
+  await writeLogged(tx, {
+    orgId,
+    actor,
+    entries: [
+      {
+        kind,
+        op: 'schema',
+        recordId: p.id,
+        portfolioId: null,
+        changes: { before: old ? definition(old) : null, after: definition(p) },
+      },
+    ],
+  });
+  await repo.upsertProperty(tx, orgId, kind, p);
+  return {
+    id: p.id,
+    name: p.name,
+    type: p.type,
+    options: p.options ?? [],
+    required: p.required ?? false,
+    position: old?.position ?? schema.properties.reduce((m, d) => Math.max(m, d.position + 1), 0),
+  };
+}
+
+/** Removes a property's definition, logged with the definition it had (its values are the caller's). */
+export async function deleteDefinition(
+  tx: Kysely<DB>,
+  actor: Actor,
+  orgId: string,
+  kind: RecordKind,
+  def: PropertyDefModel,
+): Promise<void> {
+  await writeLogged(tx, {
+    orgId,
+    actor,
+    entries: [
+      {
+        kind,
+        op: 'schema',
+        recordId: def.id,
+        portfolioId: null,
+        changes: { before: definition(def), after: null },
+      },
+    ],
+  });
+  await repo.deleteProperty(tx, orgId, kind, def.id);
+}
+
+/**
+ * Adds a property to an org's schema of one kind, or changes the one with the same id (not its
+ * type): the CLI's `schema property add` and the seeds; createProperty over the API refuses an id
+ * that exists and then comes here too.
+ */
 export function defineProperty(
   db: Kysely<DB>,
   orgId: string,
   kind: RecordKind,
   p: repo.NewProperty,
-): Promise<void> {
+  actor: Actor = CLI_ACTOR,
+): Promise<PropertyDefModel> {
   checkNewProperty(kind, p);
   return inTransaction(db, async (tx) => {
-    const [schema] = await repo.schemasByKeys(tx, [{ orgId, kind }]);
-    const old = schema.byId.get(p.id);
-    const existing = old?.type;
-    if (existing && existing !== p.type) {
-      throw new AppError('VALIDATION_FAILED', `Property ${p.id} is a ${existing}; its type cannot change.`, [
-        {
-          field: 'type',
-          reason: `add a new property instead of changing ${p.id} from ${existing} to ${p.type}`,
-        },
-      ]);
-    }
-    const definition = (d: { name: string; type: string; options?: unknown; required?: boolean }) => ({
-      name: d.name,
-      type: d.type,
-      options: d.options ?? [],
-      required: d.required ?? false,
-    });
-    // The change is logged with the definition before (null when new) and after.
-    await writeLogged(tx, {
-      orgId,
-      actor: CLI_ACTOR,
-      entries: [
-        {
-          kind,
-          op: 'schema',
-          recordId: p.id,
-          portfolioId: null,
-          changes: { before: old ? definition(old) : null, after: definition(p) },
-        },
-      ],
-    });
-    await repo.upsertProperty(tx, orgId, kind, p);
+    await repo.lockSchema(tx, orgId, kind);
+    return saveDefinition(tx, actor, orgId, kind, p);
   });
 }
 
