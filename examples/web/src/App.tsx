@@ -1,6 +1,7 @@
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Provider, useQuery } from 'urql';
-import { makeClient } from './client';
+import { documentHash, makeClient } from './client';
+import { describeGateway, type GatewayStatus, probeGateway } from './gateway';
 import { graphql } from './gql';
 import { Projects } from './Projects';
 
@@ -29,9 +30,36 @@ const PortfoliosQuery = graphql(`
 
 type View = 'projects' | 'map';
 
+/** Which gateway the page talks to, whether it answers, and whether it runs only trusted documents. */
+function GatewayLine({ apiKey }: { apiKey: string }) {
+  const [status, setStatus] = useState<GatewayStatus>();
+  useEffect(() => {
+    let current = true;
+    setStatus(undefined);
+    // The list's first query, as the app sends it: run by a gateway with this app's documents.
+    probeGateway(GATEWAY, apiKey || undefined, documentHash('Portfolios')).then(
+      (s) => current && setStatus(s),
+    );
+    return () => {
+      current = false;
+    };
+  }, [apiKey]);
+  return (
+    <p data-testid="gateway-status" role="status">
+      <small>{status ? describeGateway(status) : `Gateway ${GATEWAY}: asking…`}</small>
+    </p>
+  );
+}
+
 function Portfolios({ view, apiKey }: { view: View; apiKey: string }) {
   const [{ data, error }] = useQuery({ query: PortfoliosQuery });
   const [chosen, setChosen] = useState<string>();
+  if (error?.networkError)
+    return (
+      <p role="alert">
+        Cannot reach the gateway at {GATEWAY}: {error.message}
+      </p>
+    );
   if (error) return <p role="alert">{error.message}</p>;
   if (!data) return <p>Loading…</p>;
   const portfolios = data.organizations.flatMap((o) =>
@@ -110,8 +138,9 @@ export function App() {
           API key{' '}
           <input data-testid="api-key" value={draft} onChange={(e) => setDraft(e.target.value)} size={40} />
         </label>{' '}
-        <button type="submit">Use key</button> <small>gateway: {GATEWAY}</small>
+        <button type="submit">Use key</button>
       </form>
+      <GatewayLine apiKey={key} />
       {client && (
         <Provider value={client}>
           <Portfolios view={view} apiKey={key} />

@@ -3,6 +3,7 @@ import { relayPagination } from '@urql/exchange-graphcache/extras';
 import { persistedExchange } from '@urql/exchange-persisted';
 import type { DocumentNode } from 'graphql';
 import { Client, fetchExchange } from 'urql';
+import { PERSISTED } from './gateway';
 import * as documents from './gql/graphql';
 
 /**
@@ -20,7 +21,12 @@ for (const doc of Object.values(documents) as unknown[]) {
 
 function hashOf(doc: DocumentNode): string {
   const op = doc.definitions.find((x) => x.kind === 'OperationDefinition');
-  const hash = op?.kind === 'OperationDefinition' && op.name ? hashes.get(op.name.value) : undefined;
+  return documentHash(op?.kind === 'OperationDefinition' && op.name ? op.name.value : '');
+}
+
+/** The manifest hash of one of the app's operations, by its name. */
+export function documentHash(operationName: string): string {
+  const hash = hashes.get(operationName);
   // Every operation of the app is in the manifest; one that is not is a build mistake.
   if (!hash) throw new Error('operation missing from the trusted-documents manifest');
   return hash;
@@ -73,12 +79,7 @@ export function makeClient(gateway: string, apiKey: string): Client {
         resolvers: { Portfolio: { projects: paginated } },
       }),
       // Only hashes go over the wire: the gateway runs the manifest's documents (trusted documents).
-      persistedExchange({
-        enforcePersistedQueries: true,
-        enableForMutation: true,
-        preferGetForPersistedQueries: false,
-        generateHash: async (_text, doc) => hashOf(doc),
-      }),
+      persistedExchange({ ...PERSISTED, generateHash: async (_text, doc) => hashOf(doc) }),
       fetchExchange,
     ],
   });
