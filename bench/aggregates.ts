@@ -166,9 +166,10 @@ export async function aggregatesCommand(
     ].join('\n');
     process.stdout.write(`\n${md}\n`);
     if (write) {
-      const file = join(resultsDir, `aggregates${label ? `-${label}` : ''}.json`);
-      writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-      process.stderr.write(`results: ${file.replace(`${PACKAGE_ROOT}/`, '')}\n`);
+      const file = join(resultsDir, `aggregates${label ? `-${label}` : ''}`);
+      writeFileSync(`${file}.json`, `${JSON.stringify(result, null, 2)}\n`);
+      writeFileSync(`${file}.md`, `# Dashboards: acres by parcel status\n\n${md}\n`);
+      process.stderr.write(`results: ${file.replace(`${PACKAGE_ROOT}/`, '')}.{json,md}\n`);
     }
   } finally {
     capture.restore();
