@@ -408,6 +408,30 @@ describe('the audit', () => {
     );
   });
 
+  test('a key the CLI makes is audited in every organization of its user', async () => {
+    const code = await runCli(
+      ['key', 'create', '--user', 'nora@northwind.example'],
+      { out: () => {}, err: () => {} },
+      database,
+    );
+    expect(code).toBe(0);
+    for (const [c, o] of [
+      [alice, org],
+      [nora, demo.orgs.B.id],
+    ] as const) {
+      const r = await c.gql(
+        'query ($o: ID!) { organization(id: $o) { auditLog(first: 1) { nodes { action subjectUserId source details } } } }',
+        { o },
+      );
+      expect(r.body.data.organization.auditLog.nodes[0]).toMatchObject({
+        action: 'KEY_CREATE',
+        subjectUserId: demo.users.nora.uid,
+        source: 'CLI',
+        details: { keyId: expect.stringMatching(/^key_/), prefix: expect.stringMatching(/^sdg_/) },
+      });
+    }
+  });
+
   test('the CLI refuses to demote the last owner too', async () => {
     const err: string[] = [];
     const code = await runCli(

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { runCli } from '../src/cli/main.js';
 import type { Database } from '../src/db/database.js';
 import { orgFeedPage } from '../src/modules/changes/index.js';
 import type { DemoOutput } from '../src/seed/demo.js';
@@ -70,8 +71,8 @@ async function schemaVia(c: Client, kind = 'project') {
 
 const projects = async (where = sql`true`) =>
   (
-    await sql<{ id: string; portfolio_id: string; properties: Record<string, any> }>`
-      select id, portfolio_id, properties from projects where org_id = ${org} and ${where} order by id`.execute(
+    await sql<{ id: string; portfolio_id: string; properties: Record<string, any>; updated_at: Date }>`
+      select id, portfolio_id, properties, updated_at from projects where org_id = ${org} and ${where} order by id`.execute(
       database.db,
     )
   ).rows;
@@ -96,6 +97,7 @@ describe('who may change the schema', () => {
 describe('defining a property', () => {
   test('a created property is in REST, GraphQL and the feed at once, logged with its author', async () => {
     const before = await schemaVia(alice);
+    const openapi = (await alice.get('/openapi.json')).raw;
     const r = await run(alice, 'createProperty', {
       organizationId: org,
       kind: 'PROJECT',
@@ -108,6 +110,8 @@ describe('defining a property', () => {
       ],
     });
     expect(r.data.property).toMatchObject({ id: 'grid_queue', type: 'SELECT', position: before.length });
+    // The OpenAPI document has no per-organization property list: it stays as it was.
+    expect((await alice.get('/openapi.json')).raw).toBe(openapi);
     expect((await schemaVia(alice)).find((p) => p.id === 'grid_queue')).toMatchObject({
       name: 'Grid queue',
       property_type: 'select',
@@ -285,6 +289,7 @@ describe('options, one at a time', () => {
     for (const p of holding) {
       const after = (await projects(sql`id = ${p.id}`))[0];
       expect(after.properties.stage).toEqual({ select: ['site-control'] });
+      expect(after.updated_at.getTime()).toBeGreaterThan(p.updated_at.getTime());
       const h = await alice.gql(
         `query ($id: ID!) { node(id: $id) { ... on Project { history(first: 1) { nodes { operation userId properties { propertyId stored } } } } } }`,
         { id: p.id },
@@ -322,6 +327,73 @@ describe('options, one at a time', () => {
     expect(rows.some((p) => JSON.stringify(p.properties.offtake.select) === '["ppa","community"]')).toBe(
       true,
     );
+  });
+});
+
+describe('the same rules for the command line, and under concurrency', () => {
+  const sdg = async (...argv: string[]) => {
+    const err: string[] = [];
+    const code = await runCli(argv, { out: () => {}, err: (e) => err.push(e) }, database);
+    return { code, err: err.join('\n') };
+  };
+  const add = (...extra: string[]) =>
+    sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org,
+      '--kind',
+      'project',
+      '--id',
+      'stage',
+      '--name',
+      'Stage',
+      '--type',
+      'select',
+      ...extra,
+    );
+
+  test('sdg schema property add refuses dropping an option in use, and a required property records lack', async () => {
+    const options = ['site-control', 'permitting', 'construction'].map((o) => `--option=${o}:${o}:#000000`);
+    const dropped = await add(...options);
+    expect(dropped.code).toBe(2);
+    expect(dropped.err).toMatch(/Option operating of stage is in use on \d+ project record\(s\)/);
+    const offtake = await sdg(
+      'schema',
+      'property',
+      'add',
+      '--org',
+      org,
+      '--kind',
+      'project',
+      '--id',
+      'offtake',
+      '--name',
+      'Offtake',
+      '--type',
+      'multi_select',
+      '--option=ppa:PPA:#000000',
+      '--required',
+    );
+    expect(offtake.code).toBe(2);
+    expect(offtake.err).toMatch(/have no value for offtake, so it cannot be required yet/);
+    expect(
+      (await schemaVia(alice)).find((p) => p.id === 'stage')!.select!.options.map((o) => o.id),
+    ).toContain('operating');
+  });
+
+  test('two options added at once both stay', async () => {
+    const [x, y] = await Promise.all(
+      ['c1', 'c2'].map((id) =>
+        run(alice, 'addPropertyOption', { ...ref('stage'), option: { id, name: id, color: '#000000' } }),
+      ),
+    );
+    expect(x.data && y.data).toBeTruthy();
+    const ids = (await schemaVia(alice)).find((p) => p.id === 'stage')!.select!.options.map((o) => o.id);
+    expect(ids).toEqual(expect.arrayContaining(['c1', 'c2']));
+    for (const id of ['c1', 'c2'])
+      await run(alice, 'removePropertyOption', { ...ref('stage'), optionId: id });
   });
 });
 

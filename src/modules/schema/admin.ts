@@ -234,19 +234,25 @@ export function mergePropertyOptions(
       throw new AppError('VALIDATION_FAILED', 'An option cannot be merged into itself.', [
         { field: 'intoOptionId', reason: 'name a different option of the property' },
       ]);
-    const id = ref.propertyId;
-    const recordsChanged = await repo.rewriteValues(
-      tx,
-      actor,
-      ref.orgId,
-      ref.kind,
-      id,
-      (r) => sql`${r.properties} @> ${JSON.stringify({ [id]: { select: [from] } })}::jsonb`,
-      (r) => sql`jsonb_build_object('select', (
-        select jsonb_agg(s.x order by s.first) from (
-          select case when e.x = ${from} then ${into} else e.x end as x, min(e.n) as first
-          from jsonb_array_elements_text(${r.properties} -> ${id} -> 'select') with ordinality e(x, n) group by 1) s))`,
-    );
+    // The new values are made here, from the rows as locked, not in SQL: Citus refuses the
+    // subquery over the array's elements that an UPDATE would need.
+    const next: Record<string, { select: string[] }> = {};
+    for (const r of await repo.lockedValues(tx, ref.orgId, ref.kind, ref.propertyId)) {
+      const ids = (r.value as { select?: string[] }).select ?? [];
+      if (ids.includes(from)) next[r.id] = { select: [...new Set(ids.map((x) => (x === from ? into : x)))] };
+    }
+    const values = JSON.stringify(next);
+    const recordsChanged = Object.keys(next).length
+      ? await repo.rewriteValues(
+          tx,
+          actor,
+          ref.orgId,
+          ref.kind,
+          ref.propertyId,
+          (r) => sql`${values}::jsonb ? ${r.id}`,
+          (r) => sql`${values}::jsonb -> ${r.id}`,
+        )
+      : 0;
     const property = await saveDefinition(tx, actor, ref.orgId, ref.kind, {
       ...def,
       options: def.options.filter((o) => o.id !== from),
