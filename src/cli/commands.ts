@@ -1,10 +1,21 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { OrgRole, RecordKind } from '../db/types.js';
 import { AppError } from '../errors.js';
-import { importParcels } from '../modules/imports/index.js';
+import {
+  describeProgress,
+  describeSummary,
+  type FeatureSource,
+  formatOf,
+  IMPORT_FORMATS,
+  type ImportProgress,
+  importParcels,
+  KNOWN_EXTENSIONS,
+  openFeatureSource,
+  type ProgressView,
+} from '../modules/imports/index.js';
 import * as orgs from '../modules/org/index.js';
 import { PROPERTY_TYPE_NAMES, type PropertyTypeName, propertyType } from '../modules/properties/index.js';
 import { sortIndexSql } from '../modules/records/index.js';
@@ -45,6 +56,8 @@ export interface Options {
   type?: string;
   option?: string[];
   map?: string[];
+  format?: string;
+  'geometry-column'?: string;
   url?: string;
   event?: string[];
   portfolios?: string;
@@ -310,7 +323,10 @@ const schemaProperty: Command = ({ values, rest }) => {
 
 const parcelsImport: Command = ({ values, rest }) => {
   const file = rest[0];
-  if (!file) throw new UsageError('usage: sdg parcels import FILE.geojson --portfolio PF [--project PRJ]');
+  if (!file)
+    throw new UsageError(
+      'usage: sdg parcels import FILE --portfolio PF [--project PRJ] (FILE: .geojson, .ndjson/.geojsonl/.geojsons or .csv; - for standard input with --format)',
+    );
   const { portfolio } = need(values, 'portfolio');
   const map: Record<string, string> = {};
   for (const m of values.map ?? []) {
@@ -318,38 +334,69 @@ const parcelsImport: Command = ({ values, rest }) => {
     if (!k || !v) throw new UsageError(`--map "${m}" must look like featureKey=propertyId`);
     map[k] = v;
   }
-  let geojson: unknown;
-  try {
-    geojson = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`Cannot read ${file} as JSON: ${(e as Error).message}`);
+  const format = formatOf(file, values.format);
+  if (!format)
+    throw new UsageError(
+      values.format !== undefined
+        ? `--format must be one of ${IMPORT_FORMATS.join(', ')}`
+        : `Cannot tell the format of ${file} from its name (known endings: ${KNOWN_EXTENSIONS.map((e) => `.${e}`).join(', ')}). Name it with --format ${IMPORT_FORMATS.join('|')}.`,
+    );
+  if (values['geometry-column'] !== undefined && format !== 'csv')
+    throw new UsageError('--geometry-column is for CSV files only.');
+  let totalBytes: number | undefined;
+  if (file !== '-') {
+    try {
+      const st = statSync(file);
+      if (!st.isFile()) throw new Error('not a file');
+      closeSync(openSync(file, 'r'));
+      totalBytes = st.size;
+    } catch (e) {
+      throw new UsageError(`Cannot read ${file}: ${(e as Error).message}`);
+    }
   }
-  return (c) => importFile(c, geojson, portfolio, map);
+  const source = openFeatureSource(file, format, totalBytes, { geometryColumn: values['geometry-column'] });
+  return (c) => importFile(c, source, portfolio, map);
 };
 
-async function importFile(c: Call, geojson: unknown, portfolio: string, map: Record<string, string>) {
+async function importFile(c: Call, source: FeatureSource, portfolio: string, map: Record<string, string>) {
   const p = await requirePortfolio(c, portfolio);
   const { io } = c;
-  const res = await importParcels(c.database.db, geojson, {
-    orgId: p.orgId,
-    portfolioId: p.id,
-    projectId: c.values.project,
-    map,
-    // One line per chunk; on a terminal, one line redrawn.
-    onProgress: (done, total) => {
-      if (!c.json)
-        io.err(io.tty ? `\rimported ${done}/${total} parcels` : `imported ${done}/${total} parcels`);
-    },
+  const started = performance.now();
+  let last: ImportProgress = { read: 0, written: 0, problems: 0 };
+  const view = (): ProgressView => ({
+    ...last,
+    bytesRead: source.bytesRead(),
+    totalBytes: source.totalBytes,
+    elapsedMs: performance.now() - started,
   });
-  if (c.json) io.out(JSON.stringify(res));
-  else {
-    io.out(
-      `\nCreated ${res.created.length} parcels in ${p.id}${res.linkedTo ? `, linked to ${res.linkedTo}` : ''}.`,
-    );
-    if (res.skippedKeys.length)
+  // On a terminal, one line redrawn after each batch; elsewhere (a log, a pipe) only the summary.
+  const live = io.tty && !c.json;
+  let committed = false;
+  try {
+    const res = await importParcels(c.database.db, source, {
+      orgId: p.orgId,
+      portfolioId: p.id,
+      projectId: c.values.project,
+      map,
+      keepIds: c.json,
+      onProgress: (progress) => {
+        last = progress;
+        if (live) io.err(`\r${describeProgress(view())}`);
+      },
+    });
+    committed = true;
+    if (c.json) io.out(JSON.stringify(res));
+    else {
       io.out(
-        `Skipped feature properties with no matching parcel property: ${res.skippedKeys.join(', ')} (use --map key=propertyId).`,
+        `${live ? '\n' : ''}Created ${res.count} parcels in ${p.id}${res.linkedTo ? `, linked to ${res.linkedTo}` : ''}.`,
       );
+      if (res.skippedKeys.length)
+        io.out(
+          `Skipped feature properties with no matching parcel property: ${res.skippedKeys.join(', ')} (use --map key=propertyId).`,
+        );
+    }
+  } finally {
+    if (!c.json && last.read) io.err(`${live ? '\n' : ''}${describeSummary(view(), committed)}`);
   }
 }
 

@@ -36,8 +36,10 @@ Commands:
   schema index --org ORG --kind KIND --id ID
                                             create the indexes that make GraphQL orderBy on a
                                             text/number/date property fast on large portfolios
-  parcels import FILE.geojson --portfolio PF [--project PRJ] [--map featureKey=propertyId ...]
-                                            create parcels from a GeoJSON FeatureCollection
+  parcels import FILE --portfolio PF [--project PRJ] [--map featureKey=propertyId ...]
+                 [--format geojson|ndjson|csv] [--geometry-column NAME]
+                                            create parcels from GeoJSON, newline-delimited GeoJSON
+                                            or CSV, streamed (sdg parcels import --help)
   webhook add --org ORG --url URL --event EVENT [--event EVENT ...] [--portfolios PF,PF]
                                             register a signed webhook endpoint (secret shown once)
   webhook list --org ORG                    list an organization's endpoints and their state
@@ -58,12 +60,25 @@ EVENT is ${WEBHOOK_EVENTS.join(', ')}
 The URL's host is resolved and refused when any address is loopback, link-local or private,
 unless WEBHOOK_ALLOW_PRIVATE_TARGETS=1. The signing secret is printed once; keep it with the
 receiver, which checks the Sdg-Signature header with it (docs/changes.md shows how).`,
-  'parcels import': `sdg parcels import FILE.geojson --portfolio PF [--project PRJ] [--map featureKey=propertyId ...] [--json]
+  'parcels import': `sdg parcels import FILE --portfolio PF [--project PRJ] [--map featureKey=propertyId ...]
+    [--format geojson|ndjson|csv] [--geometry-column NAME] [--json]
 
-Creates one parcel per Feature (Polygon or MultiPolygon). Feature properties are matched to the
-org's parcel properties by id, then by name (case-insensitive), then by --map. Select values may be
-option ids or option names. Everything is validated first; on any problem nothing is imported.
-With --project, the parcels are linked to the project and its location is recomputed.`,
+Creates one parcel per feature (Polygon or MultiPolygon). FILE is read as a stream, so it may be
+of any size; - reads standard input (then --format is needed). The format follows the file's ending:
+  .geojson .json                   a GeoJSON FeatureCollection
+  .ndjson .geojsonl .geojsons .jsonl
+                                   one GeoJSON Feature per line
+  .csv                             a header row, then one parcel per row: the geometry column
+                                   (geometry, geom, the_geom, wkt, shape or geojson, or
+                                   --geometry-column NAME) holds WKT POLYGON/MULTIPOLYGON or a
+                                   GeoJSON geometry; every other column is a feature property
+Feature properties are matched to the org's parcel properties by id, then by name
+(case-insensitive), then by --map. Select values may be option ids or option names; empty values
+are left unset. Parcels are checked and written 1,000 at a time in one transaction: on any problem
+nothing is imported, and every problem is listed (the first 100) by feature index or line.
+With --project, the parcels are linked to the project and its location is recomputed.
+On a terminal a progress line shows features read and written, the rate and the share of the file;
+elsewhere only a summary is printed at the end.`,
   'schema property add': `sdg schema property add --org ORG --kind project|parcel|contact --id ID --name NAME --type TYPE
     [--option id:Name:#rrggbb ...] [--required] [--json]
 
@@ -92,6 +107,8 @@ const OPTIONS = {
   required: { type: 'boolean', default: false },
   admin: { type: 'boolean', default: false },
   map: { type: 'string', multiple: true },
+  format: { type: 'string' },
+  'geometry-column': { type: 'string' },
   citus: { type: 'boolean', default: false },
   url: { type: 'string' },
   event: { type: 'string', multiple: true },
@@ -166,8 +183,7 @@ const EVERY_COMMAND = ['json', 'help', 'citus'];
 
 /**
  * The flags each command takes. A flag another command takes would be accepted by the parser and
- * then ignored (`user create --role owner` makes no owner), so it is refused instead. The import
- * command checks its own flags.
+ * then ignored (`user create --role owner` makes no owner), so it is refused instead.
  */
 export const COMMAND_FLAGS: Record<string, readonly string[]> = {
   migrate: [],
@@ -181,6 +197,7 @@ export const COMMAND_FLAGS: Record<string, readonly string[]> = {
   'key revoke': ['key'],
   'schema index': ['org', 'kind', 'id'],
   'schema property': ['org', 'kind', 'id', 'name', 'type', 'option', 'required'],
+  'parcels import': ['portfolio', 'project', 'map', 'format', 'geometry-column'],
   'webhook add': ['org', 'url', 'event', 'portfolios'],
   'webhook list': ['org'],
   'webhook remove': ['id'],

@@ -2,6 +2,26 @@
  * The imports module's public door: what other modules, the GraphQL and REST layers and the CLI may
  * use. Everything else in this folder is private to it.
  *
- * Bulk imports from files (the CLI): parcels from GeoJSON, linked to a project.
+ * Bulk imports from files (the CLI): parcels from GeoJSON, newline-delimited GeoJSON or CSV, read
+ * as streams and written in batches, optionally linked to a project.
  */
-export { importParcels } from './parcels.js';
+export {
+  type BatchWriter,
+  IMPORT_BATCH,
+  type ImportOptions,
+  type ImportProgress,
+  type ImportResult,
+  importParcels,
+  insertBatch,
+  type ParcelBatch,
+} from './parcels.js';
+export { describeProgress, describeSummary, type ProgressView } from './progress.js';
+export {
+  type FeatureSource,
+  formatOf,
+  GEOMETRY_COLUMNS,
+  IMPORT_FORMATS,
+  type ImportFormat,
+  KNOWN_EXTENSIONS,
+  openFeatureSource,
+} from './readers.js';

@@ -1,0 +1,94 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { runCli } from '../src/cli/main.js';
+import type { Database } from '../src/db/database.js';
+import { openTestDatabase } from './helpers/database.js';
+
+let database: Database;
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+async function sdgJson(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(
+    [...argv, '--json'],
+    { out: (s) => out.push(s), err: (s) => err.push(s) },
+    database,
+  );
+  return { code, json: JSON.parse(out.at(-1) ?? 'null'), stderr: err.join('\n') };
+}
+
+/** A FeatureCollection of `n` tiny squares in a grid, each named. */
+function gridFile(n: number): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'sdg-scale-')), 'grid.geojson');
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = -100 + (i % 200) * 0.001;
+    const y = 30 + Math.floor(i / 200) * 0.001;
+    const d = 0.0005;
+    lines.push(
+      JSON.stringify({
+        type: 'Feature',
+        properties: { name: `P${i}` },
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [x, y],
+              [x + d, y],
+              [x + d, y + d],
+              [x, y + d],
+              [x, y],
+            ],
+          ],
+        },
+      }),
+    );
+  }
+  writeFileSync(file, `{"type":"FeatureCollection","features":[\n${lines.join(',\n')}\n]}\n`);
+  return file;
+}
+
+const count = async (table: 'parcels' | 'project_parcels' | 'change_log', orgId: string) =>
+  Number(
+    (
+      await sql<{ n: string }>`select count(*) as n from ${sql.table(table)} where org_id = ${orgId}`.execute(
+        database.db,
+      )
+    ).rows[0].n,
+  );
+
+// More parcels than one statement can link at 4 parameters each (Postgres takes at most 65,535).
+test('17,000 parcels import and link to a project, each logged', async () => {
+  const org = (await sdgJson('org', 'create', '--name', 'Scale Org')).json;
+  const pf = (await sdgJson('portfolio', 'create', '--org', org.id, '--name', 'Scale')).json;
+  const [project] = await database.db
+    .insertInto('projects')
+    .values({ org_id: org.id, portfolio_id: pf.id, id: 'prj_scaletarget0000000000000', properties: '{}' })
+    .returning('id')
+    .execute();
+  const n = 17_000;
+  const logged = await count('change_log', org.id);
+  const r = await sdgJson('parcels', 'import', gridFile(n), '--portfolio', pf.id, '--project', project.id);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  expect(r.json.created).toHaveLength(n);
+  expect(await count('parcels', org.id)).toBe(n);
+  expect(await count('project_parcels', org.id)).toBe(n);
+  // A create per parcel, and a link entry on each side of each link.
+  expect((await count('change_log', org.id)) - logged).toBe(3 * n);
+  const p = await database.db
+    .selectFrom('projects')
+    .select('location')
+    .where('id', '=', project.id)
+    .executeTakeFirstOrThrow();
+  expect(p.location).not.toBeNull();
+});
