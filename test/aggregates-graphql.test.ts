@@ -120,6 +120,23 @@ describe('aggregates', () => {
     expect(b.body.data.node.parcels.aggregates.count).toBe(b.body.data.node.parcels.totalCount);
   });
 
+  test('a sum beyond a Float’s range is null, not a failure', async ({ env }) => {
+    const org = await freshOrg(env, { parcel: PARCEL_PROPS }, { defaults: false });
+    const scope = { orgId: org.orgId, portfolioId: org.portfolioId };
+    await insertParcels(env, scope, [
+      { properties: { price: { number: 1.5e308 } } },
+      { properties: { price: { number: 1.5e308 } } },
+    ]);
+    const r = await org.owner.gql(
+      PARCELS_AGG(
+        'aggregates { sum(propertyId: "price") avg(propertyId: "price") max(propertyId: "price") }',
+      ),
+      { pf: scope.portfolioId },
+    );
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.node.parcels.aggregates).toEqual({ sum: null, avg: 1.5e308, max: 1.5e308 });
+  });
+
   test('on link lists, every parent’s aggregates come from one statement', async ({ env }) => {
     const q = `query($org: ID!, $pf: ID!) { organization(id: $org) { portfolio(id: $pf) {
       projects(first: 20) { edges { node { id contacts(first: 1) { totalCount aggregates { count minTime(field: CREATED_AT) } } } } }

@@ -156,9 +156,17 @@ export function compileMeasure(
   return problem(id, `${fn} takes a field, not a property`);
 }
 
-/** sum / avg / min / max as a float8 for the answer (sums run exact in numeric first). */
-const numberAggregate = (fn: AggregateFunction, x: RawBuilder<unknown>) =>
-  sql`(${sql.raw(fn)}(${x}))::float8`;
+/**
+ * sum / avg / min / max as a float8 for the answer. Sums run exact in numeric first; one beyond a
+ * Float's range (values near 1e308) answers null rather than failing the cast. Postgres computes
+ * the repeated aggregate once.
+ */
+function numberAggregate(fn: AggregateFunction, x: RawBuilder<unknown>) {
+  const agg = sql`${sql.raw(fn)}(${x})`;
+  return fn === 'sum'
+    ? sql`(case when abs(${agg}) <= 1.7976931348623157e308 then (${agg})::float8 end)`
+    : sql`(${agg})::float8`;
+}
 
 /** A compiled group key: the rows of its values per record, their order, and how they read. */
 export interface GroupKey {
