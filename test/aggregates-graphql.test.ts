@@ -137,6 +137,32 @@ describe('aggregates', () => {
     expect(r.body.data.node.parcels.aggregates).toEqual({ sum: null, avg: 1.5e308, max: 1.5e308 });
   });
 
+  test('values stored in another shape by an older release count as no value', async ({ env }) => {
+    const org = await freshOrg(env, { parcel: PARCEL_PROPS }, { defaults: false });
+    const scope = { orgId: org.orgId, portfolioId: org.portfolioId };
+    await insertParcels(env, scope, [
+      { properties: { closing: { text: 'soon' } as never, price: { text: '12' } as never } },
+      { properties: { closing: { date: { start: 'next week' } }, irrigated: { text: 'yes' } as never } },
+      { properties: { closing: { date: { start: '2026-05-04' } }, tags: { text: 'x' } as never } },
+    ]);
+    const r = await org.owner.gql(
+      PARCELS_AGG(`aggregates { count sum(propertyId: "price") }
+        byMonth: groupedAggregates(groupBy: [{ propertyId: "closing", bucket: MONTH }]) { groups { keys { label } aggregates { count } } }
+        byBox: groupedAggregates(groupBy: [{ propertyId: "irrigated" }, { propertyId: "tags" }]) { groups { keys { label } aggregates { count } } }`),
+      { pf: scope.portfolioId },
+    );
+    expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
+    const p = r.body.data.node.parcels;
+    expect(p.aggregates).toEqual({ count: 3, sum: null });
+    expect(p.byMonth.groups).toEqual([
+      { keys: [{ label: '2026-05' }], aggregates: { count: 1 } },
+      { keys: [{ label: 'No value' }], aggregates: { count: 2 } },
+    ]);
+    expect(p.byBox.groups).toEqual([
+      { keys: [{ label: 'No value' }, { label: 'No value' }], aggregates: { count: 3 } },
+    ]);
+  });
+
   test('on link lists, every parent’s aggregates come from one statement', async ({ env }) => {
     const q = `query($org: ID!, $pf: ID!) { organization(id: $org) { portfolio(id: $pf) {
       projects(first: 20) { edges { node { id contacts(first: 1) { totalCount aggregates { count minTime(field: CREATED_AT) } } } } }

@@ -199,9 +199,9 @@ export function compileGroupKey(
   const sig = JSON.stringify([g.propertyId ?? null, g.field ?? null, bucket ?? null]);
   // Byte order, whatever the database's collation: ids, 'false' < 'true', YYYY-MM-DD days.
   const byText = (k: RawBuilder<unknown>) => [sql`${k} collate "C"`];
-  const dayKey = (day: RawBuilder<unknown>): GroupKey => ({
+  const dayKey = (at: RawBuilder<unknown>): GroupKey => ({
     sig,
-    keys: sql`select to_char(date_trunc(${sql.lit(bucket!)}, (${day})::timestamp), 'YYYY-MM-DD') as v`,
+    keys: sql`select to_char(date_trunc(${sql.lit(bucket!)}, ${at}), 'YYYY-MM-DD') as v`,
     order: byText,
     by: 'day',
     bucket,
@@ -220,7 +220,9 @@ export function compileGroupKey(
   const hooks = type.aggregate;
   if (hooks?.day) {
     if (!bucket) return problem(id, `a ${def.type} property groups by a bucket: give bucket`);
-    return dayKey(hooks.day(prop(id)));
+    // A value stored in another shape (by an older release) is no day, rather than a failed cast.
+    const day = hooks.day(prop(id));
+    return dayKey(sql`(case when ${day} ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' then (${day})::timestamp end)`);
   }
   if (!hooks?.group) return problem(id, `a ${def.type} property cannot group`);
   if (bucket) return problem(id, `bucket is for dates; a ${def.type} property groups by its values`);
