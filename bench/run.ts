@@ -93,6 +93,11 @@ const HELP = `npm run bench -- [options]
                        time, each against the same statements run raw (the floor); --only picks
                        cases (bbox-geojson, bbox-list, tile-z14, tile-whole, tile-fit, tile-fit-fields,
                        tile-z10, tile-z10-fields)
+  --sync               instead of the scenarios above: issue 40's bulk upsert (Postgres only;
+                       bench/sync.ts, also runnable alone with npx tsx bench/sync.ts): --sync-records
+                       parcels (default 100000) with geometry in upsertParcels calls of 1,000, the same
+                       again unchanged, --per-record parcels (default 1000) one per call, and the raw
+                       floor (INSERT … SELECT FROM unnest(…) ON CONFLICT per 1,000), with peak RSS
 `;
 
 async function main() {
@@ -129,6 +134,9 @@ async function main() {
       changes: { type: 'boolean', default: false },
       aggregates: { type: 'boolean', default: false },
       maps: { type: 'boolean', default: false },
+      sync: { type: 'boolean', default: false },
+      'sync-records': { type: 'string' },
+      'per-record': { type: 'string' },
       'base-commit': { type: 'string' },
       subscriptions: { type: 'string' },
       'webhook-backlog': { type: 'string' },
@@ -254,6 +262,21 @@ async function main() {
       !v['no-write'],
       resultsDir,
     );
+  }
+  if (v.sync) {
+    if (o.backend !== 'postgres') throw new Error('--sync runs on Postgres; drop --pglite.');
+    await (await import('./sync.js')).syncCommand(
+      {
+        serverUrl: o.serverUrl,
+        records: Math.round(num('sync-records', v['sync-records'], 100_000)),
+        batch: 1000,
+        perRecord: Math.round(num('per-record', v['per-record'], 1000)),
+      },
+      v.label,
+      !v['no-write'],
+      resultsDir,
+    );
+    return;
   }
   if (v.abuse) return (await import('./abuse-cli.js')).abuseCommand(o, v);
   if (v.changes) {

@@ -32,7 +32,8 @@ export async function upsert(
   items: unknown[],
   extra: Record<string, unknown> = {},
 ) {
-  const r = await c.gql(UPSERT[kind], { input: { ...scope, source: 'crm', items, ...extra } });
+  const { orgId, portfolioId } = scope;
+  const r = await c.gql(UPSERT[kind], { input: { orgId, portfolioId, source: 'crm', items, ...extra } });
   return { r, p: r.body.data?.[FIELD[kind]] };
 }
 

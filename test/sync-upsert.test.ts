@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { pruneIdempotencyKeys } from '../src/modules/sync/index.js';
 import { fanOut, insertEndpoint } from '../src/modules/webhooks/repository.js';
 import { WEBHOOK_EVENTS } from '../src/modules/webhooks/types.js';
 import { describe, expect, type TestEnv, test } from './helpers/fixtures.js';
@@ -176,6 +177,16 @@ describe('bulk upsert by external id', () => {
       where org_id = ${scope.orgId} and key = ${key}`.execute(env.database.db);
     const later = await upsert(env.as.alice, 'project', scope, items, { idempotencyKey: key });
     expect(later.p).toMatchObject({ replayed: false, unchanged: 1 });
+    // Retention (src/retention.ts) deletes keys past their 24 hours, and only those.
+    await sql`update idempotency_keys set created_at = now() - interval '25 hours'
+      where org_id = ${scope.orgId} and key = ${key}`.execute(env.database.db);
+    await upsert(env.as.alice, 'project', scope, items, { idempotencyKey: `${key}-fresh` });
+    expect(await pruneIdempotencyKeys(env.database.db)).toBeGreaterThanOrEqual(1);
+    const { rows } = await sql<{ key: string }>`
+      select key from idempotency_keys where org_id = ${scope.orgId} and key like ${`${key}%`}`.execute(
+      env.database.db,
+    );
+    expect(rows.map((r) => r.key)).toEqual([`${key}-fresh`]);
   });
 
   test('1,000 items pass the limits; 1,001 get a 400 stating the limit, before anything is written', async ({
@@ -268,6 +279,14 @@ describe('bulk upsert by external id', () => {
     ]);
     expect(same.p.results.map((x: any) => x.outcome)).toEqual(['UNCHANGED', 'UPDATED']);
     const p3 = await row(env, 'parcels', p.results[2].id);
+    // A geometry-only change is one update entry, with no property changes.
+    const { rows: geoLog } = await sql<{ op: string; changes: unknown }>`
+      select op, changes from change_log where org_id = ${scope.orgId} and record_id = ${p.results[2].id}
+      order by seq`.execute(env.database.db);
+    expect(geoLog).toEqual([
+      { op: 'create', changes: { name: { before: null, after: { text: 'three' } } } },
+      { op: 'update', changes: {} },
+    ]);
     expect(p3.acres).toBeGreaterThan(4 * p1.acres! - 1);
     const untouched = await upsert(env.as.alice, 'parcel', scope, [
       { externalId: 'p3', properties: name('three') },
@@ -290,6 +309,27 @@ describe('bulk upsert by external id', () => {
       code: 'INVALID_INPUT',
       path: ['input', 'items', '0', 'geometry'],
     });
+  });
+
+  test('a guest writes projects in a granted portfolio only, and no parcels or sources', async ({ env }) => {
+    const A1 = { orgId: env.demo.orgs.A.id, portfolioId: env.demo.orgs.A.portfolios.A1 };
+    const A2 = { orgId: env.demo.orgs.A.id, portfolioId: env.demo.orgs.A.portfolios.A2 };
+    await declare(env.as.alice, A1, 'crm');
+    const ok = await upsert(env.as.gina, 'project', A1, [{ externalId: 'guest-1', properties: name('g') }]);
+    expect(ok.p.results[0].outcome).toBe('CREATED');
+    const other = await upsert(env.as.gina, 'project', A2, [
+      { externalId: 'guest-2', properties: name('g') },
+    ]);
+    expect(other.r.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    const parcels = await upsert(env.as.gina, 'parcel', A1, [
+      { externalId: 'guest-3', properties: name('g') },
+    ]);
+    expect(parcels.r.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const source = await env.as.gina.gql(
+      `mutation ($input: RegisterExternalSourceInput!) { registerExternalSource(input: $input) { sources } }`,
+      { input: { orgId: A1.orgId, name: 'guests' } },
+    );
+    expect(source.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 
   test('tenants: another org answers NOT_FOUND; the same external id in two orgs is two records', async ({

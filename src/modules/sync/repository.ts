@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { CROSS_TENANT } from '../../db/tenant-guard.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { newId } from '../../ids.js';
 import { type Actor, writeLogged } from '../changes/index.js';
@@ -8,6 +9,10 @@ import type { ExternalIdModel, UpsertAnswer } from './types.js';
 /**
  * Sync's SQL: external id sources, external ids, bulk record writes, idempotency keys. Every
  * statement names its organization as a constant, so on Citus each one is routed to one shard.
+ * A batch's keys are unnested and each is looked up by a LATERAL index probe, kept from being
+ * flattened into a join (LIMIT 1 on a unique key, OFFSET 0 otherwise): a plain `= any(array)`, or
+ * the flattened join, was planned as a scan of the organization's whole index while the table's
+ * statistics were stale (right after a large import), one batch then costing a read of every row.
  *
  * Inserts are multi-row VALUES, not INSERT … SELECT FROM unnest(…): Citus plans the latter by
  * pulling the rows to the coordinator, and routes the former. A call holds at most 1,000 rows, so
@@ -39,8 +44,10 @@ export async function externalIdsOf(
 ): Promise<Map<string, ExternalIdModel[]>> {
   const col = sql.ref(REF[kind]);
   const { rows } = await sql<{ record_id: string; source: string; external_id: string }>`
-    select ${col} as record_id, source, external_id from external_ids
-    where org_id = ${orgId} and ${col} = any(${[...ids]}::text[]) order by source`.execute(db);
+    select e.record_id, e.source, e.external_id from unnest(${[...ids]}::text[]) as x(id)
+    cross join lateral (select ${col} as record_id, source, external_id from external_ids
+      where org_id = ${orgId} and ${col} = x.id offset 0) e
+    order by e.source`.execute(db);
   const out = new Map<string, ExternalIdModel[]>();
   for (const r of rows) {
     const list = out.get(r.record_id) ?? [];
@@ -74,15 +81,14 @@ export async function findByExternalIds(
     contact_id: string | null;
     portfolio_id: string;
   }>`
-    select e.external_id, e.project_id, e.parcel_id, e.contact_id,
-      coalesce(p.portfolio_id, a.portfolio_id, c.portfolio_id) as portfolio_id
-    from external_ids e
-    left join projects p on p.org_id = ${orgId} and p.id = e.project_id
-    left join parcels a on a.org_id = ${orgId} and a.id = e.parcel_id
-    left join contacts c on c.org_id = ${orgId} and c.id = e.contact_id
-    where e.org_id = ${orgId} and e.source = ${source} and e.external_id = any(${[...externalIds]}::text[])`.execute(
-    db,
-  );
+    select e.* from unnest(${[...externalIds]}::text[]) as x(ext)
+    cross join lateral (
+      select e.external_id, e.project_id, e.parcel_id, e.contact_id, coalesce(
+        (select portfolio_id from projects where org_id = ${orgId} and id = e.project_id),
+        (select portfolio_id from parcels where org_id = ${orgId} and id = e.parcel_id),
+        (select portfolio_id from contacts where org_id = ${orgId} and id = e.contact_id)) as portfolio_id
+      from external_ids e where e.org_id = ${orgId} and e.source = ${source} and e.external_id = x.ext
+      limit 1) e`.execute(db);
   return rows.map((r) => {
     const kind: RecordKind = r.project_id ? 'project' : r.parcel_id ? 'parcel' : 'contact';
     return {
@@ -104,9 +110,11 @@ export async function findByIds(
 ): Promise<{ id: string; portfolioId: string; externalId: string | null }[]> {
   if (!ids.length) return [];
   const { rows } = await sql<{ id: string; portfolio_id: string; external_id: string | null }>`
-    select r.id, r.portfolio_id, e.external_id from ${sql.table(TABLE[kind])} r
-    left join external_ids e on e.org_id = ${orgId} and e.source = ${source} and e.${sql.ref(REF[kind])} = r.id
-    where r.org_id = ${orgId} and r.id = any(${[...ids]}::text[])`.execute(db);
+    select r.* from unnest(${[...ids]}::text[]) as x(id)
+    cross join lateral (
+      select r.id, r.portfolio_id, (select e.external_id from external_ids e
+        where e.org_id = ${orgId} and e.${sql.ref(REF[kind])} = r.id and e.source = ${source}) as external_id
+      from ${sql.table(TABLE[kind])} r where r.org_id = ${orgId} and r.id = x.id limit 1) r`.execute(db);
   return rows.map((r) => ({ id: r.id, portfolioId: r.portfolio_id, externalId: r.external_id }));
 }
 
@@ -165,8 +173,9 @@ export interface ChangeRow {
 /**
  * Applies changes to records of one portfolio and logs each record that changed; a record whose
  * values (and geometry) already are what the change says is not touched: no `updated_at`, no
- * entry. The database decides, in the UPDATE's own WHERE, so a concurrent write cannot make an
- * unchanged record look changed or the reverse. Returns the ids that changed. `updated_at`
+ * entry, not even a row lock (the comparison comes before FOR UPDATE, which would write the tuple).
+ * The database decides, in the UPDATE's own sub-select, and checks again once the row is locked, so
+ * a concurrent write cannot make an unchanged record look changed or the reverse. Returns the ids that changed. `updated_at`
  * strictly increases, as in a single update (records/repository.ts updateRecord).
  */
 export async function updateRecords(
@@ -216,11 +225,11 @@ export async function updateRecords(
         properties = old.merged${geoSet},
         updated_at = greatest(${new Date().toISOString()}::timestamptz,
           ((r.updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
-      from (select o.id, o.properties, ${merged} as merged, x.* from ${t} o
-        join unnest(${sql.join(cols)}) as x(${names}) on o.id = x.x_id
-        where o.org_id = ${orgId} and o.portfolio_id = ${portfolioId} and ${locked.ok}
-          and (${merged} is distinct from o.properties${geoChanged})
-        for update of o) old
+      from (select o.id, o.properties, o.merged, x.* from unnest(${sql.join(cols)}) as x(${names})
+        cross join lateral (select o.id, o.properties, ${merged} as merged from ${t} o
+          where o.org_id = ${orgId} and o.id = x.x_id and o.portfolio_id = ${portfolioId} and ${locked.ok}
+            and (${merged} is distinct from o.properties${geoChanged})
+          for update) o) old
       where r.org_id = ${orgId} and r.id = old.id
       returning r.org_id, r.id, r.properties, old.properties as before`,
     entries: [
@@ -286,9 +295,12 @@ export async function storeIdempotent(
 }
 
 /** Deletes idempotency keys older than 24 hours, per organization (each delete one shard's). */
-export async function pruneIdempotencyKeys(db: Kysely<DB>, orgIds: readonly string[]): Promise<number> {
+export async function pruneIdempotencyKeys(db: Kysely<DB>): Promise<number> {
+  const { rows: orgs } = await sql<{
+    id: string;
+  }>`${sql.raw(CROSS_TENANT)} select id from organizations`.execute(db);
   let n = 0;
-  for (const id of orgIds) {
+  for (const { id } of orgs) {
     const r = await sql`delete from idempotency_keys
       where org_id = ${id} and created_at <= now() - interval '24 hours'`.execute(db);
     n += Number(r.numAffectedRows ?? 0);

@@ -27,7 +27,10 @@ async function refusedWhole<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof AppError && (err.code === 'VALIDATION_FAILED' || err.code === 'IDEMPOTENCY_KEY_REUSED'))
+    if (
+      err instanceof AppError &&
+      (err.code === 'VALIDATION_FAILED' || err.code === 'IDEMPOTENCY_KEY_REUSED')
+    )
       throw new GraphQLError(err.message, {
         originalError: err,
         extensions: { code: err.code, http: { status: err.status, headers: new Map() } },
