@@ -199,6 +199,11 @@ describe('defining a property', () => {
     );
     const order = (await schemaVia(alice)).map((p) => p.id);
     expect(order[0]).toBe('stage');
+    const moveLog = await sql<{ changes: { before: { position: number }; after: { position: number } } }>`
+      select changes from change_log where org_id = ${org} and op = 'schema' and record_id = 'stage'
+      order by seq desc limit 1`.execute(database.db);
+    expect(moveLog.rows[0].changes.after.position).toBe(0);
+    expect(moveLog.rows[0].changes.before.position).toBeGreaterThan(0);
     const out = await run(alice, 'moveProperty', { ...ref('stage'), position: order.length });
     expect(out.details[0].reason).toBe(`give a position from 0 to ${order.length - 1}`);
     await run(alice, 'moveProperty', { ...ref('name'), position: 0 });

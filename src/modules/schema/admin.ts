@@ -127,8 +127,9 @@ export function moveProperty(db: Kysely<DB>, actor: Actor, ref: PropertyRef, pos
     const def = await current(tx, ref);
     const [schema] = await repo.schemasByKeys(tx, [{ orgId: ref.orgId, kind: ref.kind }]);
     checkPosition(position, schema.properties.length);
+    const from = schema.properties.findIndex((p) => p.id === def.id);
     await repo.moveProperty(tx, ref.orgId, ref.kind, def.id, position);
-    await saveDefinition(tx, actor, ref.orgId, ref.kind, def);
+    await saveDefinition(tx, actor, ref.orgId, ref.kind, def, { moved: { from, to: position } });
     return { ...def, position };
   });
 }

@@ -71,7 +71,7 @@ export async function saveDefinition(
   orgId: string,
   kind: RecordKind,
   p: repo.NewProperty,
-  opts: { retype?: boolean } = {},
+  opts: { retype?: boolean; moved?: { from: number; to: number } } = {},
 ): Promise<PropertyDefModel> {
   checkNewProperty(kind, p);
   const [schema] = await repo.schemasByKeys(tx, [{ orgId, kind }]);
@@ -131,7 +131,13 @@ export async function saveDefinition(
         op: 'schema',
         recordId: p.id,
         portfolioId: null,
-        changes: { before: old ? definition(old) : null, after: definition(p) },
+        // A move logs the positions too: nothing else of the definition changed.
+        changes: opts.moved
+          ? {
+              before: old && { ...definition(old), position: opts.moved.from },
+              after: { ...definition(p), position: opts.moved.to },
+            }
+          : { before: old ? definition(old) : null, after: definition(p) },
       },
     ],
   });
