@@ -70,7 +70,7 @@ export async function probeGateway(
       headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
       body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: documentHash } } }),
     });
-    answer = await res.json();
+    answer = (await res.json()) as GraphQLAnswer;
   } catch (err) {
     return { state: 'unreachable', gateway: url, reason: (err as Error).message || String(err) };
   }
