@@ -303,6 +303,28 @@ describe('progress', () => {
     expect(r.err.at(-1)).toMatch(/^\nimported 2,500 parcels from 2,500 features in/);
   });
 
+  test('after a problem the line says that the rest is checked and nothing written', async () => {
+    const { orgId, pf } = await newPortfolio('Progress problem');
+    const lines = many(2500).split('\n');
+    lines[500] = '{}';
+    const r = await sdg(
+      ['parcels', 'import', file('problem.ndjson', lines.join('\n')), '--portfolio', pf],
+      true,
+    );
+    expect(r.code).toBe(2);
+    const redrawn = r.err.filter((l) => l.startsWith('\r'));
+    expect(redrawn).toHaveLength(3);
+    for (const l of redrawn)
+      expect(l).toMatch(/ features read, 0 written .*, 1 problem\(s\): checking the rest, writing nothing$/);
+    expect(r.err).toContainEqual(
+      expect.stringMatching(/^\nread 2,500 features in [\d.]+ s; nothing was imported$/),
+    );
+    expect(r.err.at(-1)).toMatch(
+      /^sdg: 1 problem\(s\) in the file; nothing was imported\.[\s\S]*line 501: must be a Feature/,
+    );
+    expect(await count('parcels', orgId)).toBe(0);
+  });
+
   test('elsewhere only the summary; with --json not even that', async () => {
     const { pf } = await newPortfolio('Progress pipe');
     const r = await sdg(['parcels', 'import', file('quiet.ndjson', many(1500)), '--portfolio', pf]);

@@ -138,7 +138,13 @@ async function importInto(
   let written = 0;
   let read = 0;
   let batch: Parsed[] = [];
+  let reported = -1;
+  const progress = () => {
+    reported = read;
+    opts.onProgress?.({ read, written, problems: found.count });
+  };
   const flush = async () => {
+    if (!batch.length) return;
     const valid = await withKnownPeople(tx, orgId, batch, found);
     batch = [];
     if (found.count || !valid.length) return;
@@ -150,13 +156,14 @@ async function importInto(
     read++;
     const p = parcelOf(sf, schema, match, found);
     if (p) batch.push(p);
-    if (batch.length >= size) {
+    // By features read, not parcels kept: a file of bad rows still shows its progress.
+    if (read % size === 0) {
       await flush();
-      opts.onProgress?.({ read, written, problems: found.count });
+      progress();
     }
   }
   await flush();
-  opts.onProgress?.({ read, written, problems: found.count });
+  if (read !== reported) progress();
   if (found.count) {
     const more = found.count - found.problems.length;
     throw new AppError(
