@@ -5,9 +5,11 @@ import { buildApp } from '../src/app.js';
 import { runCli } from '../src/cli/main.js';
 import type { Database } from '../src/db/database.js';
 import { orgFeedPage } from '../src/modules/changes/index.js';
+import { DEFAULT_WEBHOOKS, WebhookDispatcher } from '../src/modules/webhooks/dispatcher.js';
 import type { DemoOutput } from '../src/seed/demo.js';
 import { openSeededDatabase } from './helpers/database.js';
 import { type Client, client } from './helpers/http.js';
+import { startReceiver } from './helpers/receiver.js';
 
 /**
  * The property schema over GraphQL (issue 42): each targeted change, who may make it, what it
@@ -23,7 +25,7 @@ let pf: string;
 
 beforeAll(async () => {
   ({ database, demo } = await openSeededDatabase());
-  app = await buildApp({ database });
+  app = await buildApp({ database, webhooks: { allowPrivateTargets: true } });
   alice = client(app, demo.users.alice.apiKey);
   org = demo.orgs.A.id;
   pf = demo.orgs.A.portfolios.A1;
@@ -521,4 +523,46 @@ describe('type changes and deletes', () => {
       { timeout: 15_000, interval: 200 },
     );
   });
+});
+
+test('a schema change over GraphQL is delivered to a webhook that asked for schema.changed', async () => {
+  const rx = await startReceiver(() => 200);
+  try {
+    const made = await alice.gql(
+      'mutation ($i: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $i) { endpoint { id } } }',
+      { i: { organizationId: org, url: rx.url, events: ['schema.changed'] } },
+    );
+    expect(made.body.errors).toBeUndefined();
+    expect(
+      (await run(alice, 'renameProperty', { ...ref('capacity_mw'), name: 'Nameplate (MW)' })).data,
+    ).toBeTruthy();
+    const d = new WebhookDispatcher(
+      database.db,
+      { ...DEFAULT_WEBHOOKS, allowPrivateTargets: true, retryBaseMs: 0, retryMaxMs: 0, timeoutMs: 2_000 },
+      { info: () => {}, warn: () => {} },
+    );
+    // The dispatcher reads only entries older than every running transaction: other work can delay it.
+    await vi.waitFor(
+      async () => {
+        await d.drain();
+        const bodies = rx.acked().map((r) => JSON.parse(r.body));
+        expect(bodies).toContainEqual(
+          expect.objectContaining({
+            type: 'schema.changed',
+            data: expect.objectContaining({
+              recordId: 'capacity_mw',
+              userId: demo.users.alice.uid,
+              changes: expect.objectContaining({
+                after: expect.objectContaining({ name: 'Nameplate (MW)' }),
+              }),
+            }),
+          }),
+        );
+      },
+      { timeout: 60_000, interval: 200 },
+    );
+    await d.stop();
+  } finally {
+    await rx.close();
+  }
 });
