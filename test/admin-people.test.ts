@@ -8,6 +8,7 @@ import { hashApiKey } from '../src/modules/auth/index.js';
 import type { DemoOutput } from '../src/seed/demo.js';
 import { openSeededDatabase } from './helpers/database.js';
 import { type Client, client } from './helpers/http.js';
+import { logSink } from './helpers/logs.js';
 
 /**
  * Users, members, guests and keys over GraphQL (issue 42): who may do what, every refusal with
@@ -321,6 +322,25 @@ describe('keys', () => {
       code: 'NOT_FOUND',
       message: expect.stringMatching(/No live API key has that id/),
     });
+  });
+
+  test('the secret of a key reaches no log line, at the most detailed level', async () => {
+    const sink = logSink('trace');
+    const logged = await buildApp({ database, logger: sink.logger });
+    try {
+      const c = client(logged, demo.users.alice.apiKey);
+      const k = await run(c, 'createApiKey', { label: 'logged?' });
+      const invited = await run(c, 'inviteUser', {
+        email: `l-${Date.now()}@example.test`,
+        name: 'L',
+        role: 'VIEWER',
+      });
+      expect(sink.lines.length).toBeGreaterThan(0);
+      const text = JSON.stringify(sink.lines);
+      for (const secret of [k.data.apiKey, invited.data.apiKey]) expect(text).not.toContain(secret.slice(4));
+    } finally {
+      await logged.close();
+    }
   });
 
   test('keys of users beyond the caller are refused: other organizations, owners, admin keys', async () => {
