@@ -369,11 +369,15 @@ async function importFile(c: Call, source: FeatureSource, portfolio: string, map
     totalBytes: source.totalBytes,
     elapsedMs: performance.now() - started,
   });
-  // On a terminal, one line redrawn after each batch; elsewhere (a log, a pipe) only the summary.
+  // On a terminal, one line redrawn after each batch; elsewhere (a log, a pipe) only the summary,
+  // which ends the redrawn line before anything else is printed.
   const live = io.tty && !c.json;
-  let committed = false;
+  const summary = (committed: boolean) => {
+    if (!c.json && last.read) io.err(`${live ? '\n' : ''}${describeSummary(view(), committed)}`);
+  };
+  let res: Awaited<ReturnType<typeof importParcels>>;
   try {
-    const res = await importParcels(c.database.db, source, {
+    res = await importParcels(c.database.db, source, {
       orgId: p.orgId,
       portfolioId: p.id,
       projectId: c.values.project,
@@ -384,20 +388,17 @@ async function importFile(c: Call, source: FeatureSource, portfolio: string, map
         if (live) io.err(`\r${describeProgress(view())}`);
       },
     });
-    committed = true;
-    if (c.json) io.out(JSON.stringify(res));
-    else {
-      io.out(
-        `${live ? '\n' : ''}Created ${res.count} parcels in ${p.id}${res.linkedTo ? `, linked to ${res.linkedTo}` : ''}.`,
-      );
-      if (res.skippedKeys.length)
-        io.out(
-          `Skipped feature properties with no matching parcel property: ${res.skippedKeys.join(', ')} (use --map key=propertyId).`,
-        );
-    }
-  } finally {
-    if (!c.json && last.read) io.err(`${live ? '\n' : ''}${describeSummary(view(), committed)}`);
+  } catch (err) {
+    summary(false);
+    throw err;
   }
+  summary(true);
+  if (c.json) return io.out(JSON.stringify(res));
+  io.out(`Created ${res.count} parcels in ${p.id}${res.linkedTo ? `, linked to ${res.linkedTo}` : ''}.`);
+  if (res.skippedKeys.length)
+    io.out(
+      `Skipped feature properties with no matching parcel property: ${res.skippedKeys.join(', ')} (use --map key=propertyId).`,
+    );
 }
 
 /** Comma-separated or repeated values, trimmed, empty ones dropped. */
