@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { buildSchema, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { migrationProvider } from '../migrations/index.js';
 import { buildApp } from '../src/app.js';
 import { COMMANDS } from '../src/cli/commands.js';
-import { runCli } from '../src/cli/main.js';
+import { inUseMessage, runCli } from '../src/cli/main.js';
+import { DataFolderInUse } from '../src/db/data-lock.js';
 import type { Database } from '../src/db/database.js';
 import { createScratchDatabase, openTestDatabase } from './helpers/database.js';
 import { client } from './helpers/http.js';
@@ -296,5 +298,55 @@ describe('every flag of every command is checked before a database is opened', (
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('sdg: missing --user\n');
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('a refused command names the API operation that does its work, if there is one', () => {
+  test('every operation it names is in the schema; the others say there is none', () => {
+    const schema = buildSchema(readFileSync(join(import.meta.dirname, '..', 'schema.graphql'), 'utf8'));
+    // Mutations, and the fields a query reads (webhookEndpoints is an organization's).
+    const fields = new Set(
+      Object.values(schema.getTypeMap()).flatMap((t) =>
+        isObjectType(t) && !t.name.startsWith('__') ? Object.keys(t.getFields()) : [],
+      ),
+    );
+    const holder = {
+      pid: 4242,
+      hostname: 'here',
+      since: '2026-01-01T00:00:00.000Z',
+      holder: 'server',
+      url: 'http://127.0.0.1:4000',
+      dataDir: '/data',
+      token: 't',
+    };
+    const named: Record<string, string[]> = {};
+    for (const command of Object.keys(COMMANDS)) {
+      const message = inUseMessage(
+        new DataFolderInUse('/data', '/data/sdg.lock', holder, 'running'),
+        command,
+      );
+      expect(message, command).toMatch(/stop the server \(Ctrl-C in its terminal, or kill 4242\)/);
+      const api =
+        /GraphQL API at http:\/\/127\.0\.0\.1:4000\/graphql: (?:mutation|query) (\w+)(.*), with an organization (owner's|owner's or admin's) API key/.exec(
+          message,
+        );
+      if (!api) {
+        expect(message, command).toContain(`The server's API has no way to do what \`sdg ${command}\` does.`);
+        continue;
+      }
+      named[command] = [api[1], ...[...api[2].matchAll(/\b([a-z]+[A-Z]\w+)\b/g)].map((m) => m[1])];
+      for (const op of named[command]) expect(fields, `${command}: ${op}`).toContain(op);
+    }
+    expect(named).toEqual({
+      'webhook add': ['createWebhookEndpoint'],
+      'webhook list': ['webhookEndpoints'],
+      'webhook remove': ['deleteWebhookEndpoint'],
+      'webhook enable': ['enableWebhookEndpoint'],
+      'member add': ['inviteUser', 'setMemberRole'],
+      'guest grant': ['grantGuestAccess'],
+      'key create': ['createApiKey'],
+      'key revoke': ['revokeApiKey'],
+      'schema property': ['createProperty'],
+    });
   });
 });

@@ -220,12 +220,24 @@ const parseOptions = (argv: string[]) =>
 
 const exitCode = (err: unknown) => (err instanceof UsageError || err instanceof AppError ? 2 : 1);
 
-/** What the server's GraphQL API does of a command's work, for the commands it has. */
-const IN_THE_API: Record<string, string> = {
-  'webhook add': 'mutation createWebhookEndpoint',
-  'webhook list': 'query webhookEndpoints',
-  'webhook remove': 'mutation deleteWebhookEndpoint',
-  'webhook enable': 'mutation enableWebhookEndpoint',
+const OWNER = "an organization owner's API key";
+const MANAGER = "an organization owner's or admin's API key (docs/admin.md)";
+
+/**
+ * What the server's GraphQL API does of a command's work, for the commands it has, and whose key
+ * may. `user create` has none: a user comes into being over the API only by an invitation to an
+ * organization.
+ */
+const IN_THE_API: Record<string, { api: string; key: string }> = {
+  'webhook add': { api: 'mutation createWebhookEndpoint', key: OWNER },
+  'webhook list': { api: 'query webhookEndpoints', key: OWNER },
+  'webhook remove': { api: 'mutation deleteWebhookEndpoint', key: OWNER },
+  'webhook enable': { api: 'mutation enableWebhookEndpoint', key: OWNER },
+  'member add': { api: 'mutation inviteUser (setMemberRole for a member already there)', key: MANAGER },
+  'guest grant': { api: 'mutation grantGuestAccess', key: MANAGER },
+  'key create': { api: 'mutation createApiKey', key: MANAGER },
+  'key revoke': { api: 'mutation revokeApiKey', key: MANAGER },
+  'schema property': { api: 'mutation createProperty (and the other property mutations)', key: MANAGER },
 };
 
 /**
@@ -243,13 +255,13 @@ export function inUseMessage(err: DataFolderInUse, command: string): string {
     lines.push(`Wait until ${describeHolder(h)} has finished, then run this command again.`);
     return lines.join('\n');
   }
-  const api = IN_THE_API[command];
+  const inApi = IN_THE_API[command];
   const stop = `stop the server (Ctrl-C in its terminal, or kill ${h.pid}), run this command again, then start the server again`;
-  if (api)
+  if (inApi)
     lines.push(
       'To go on, either:',
       `  - ${stop}; or`,
-      `  - with the server running, do it through its GraphQL API${h.url ? ` at ${h.url}/graphql` : ''}: ${api}, with an organization owner's API key (docs/cli.md#while-the-server-runs).`,
+      `  - with the server running, do it through its GraphQL API${h.url ? ` at ${h.url}/graphql` : ''}: ${inApi.api}, with ${inApi.key} (docs/cli.md#while-the-server-runs).`,
     );
   else
     lines.push(
