@@ -158,6 +158,26 @@ describe('invites', () => {
     expect((await g.c.get('/projects/v1', { orgId: org, portfolioId: a1, limit: 1 })).status).toBe(404);
   });
 
+  test('two organizations inviting one new e-mail at once: one user, and never a 500', async () => {
+    const email = `both-${Date.now()}@example.test`;
+    const [a, b] = await Promise.all([
+      run(alice, 'inviteUser', { email, name: 'Both', role: 'MEMBER' }),
+      nora.gql(`mutation ($i: InviteUserInput!) { inviteUser(input: $i) { userCreated } }`, {
+        i: { organizationId: demo.orgs.B.id, email, name: 'Both', role: 'MEMBER' },
+      }),
+    ]);
+    const results = [a.data ? 'ok' : a.code, b.body.data ? 'ok' : b.body.errors[0].extensions.code];
+    expect(results).toContain('ok');
+    for (const r of results) expect(['ok', 'VALIDATION_FAILED']).toContain(r);
+    if (b.body.errors)
+      expect(b.body.errors[0].message).toMatch(/was created while this invite ran. Send the invite again/);
+    if (a.code) expect(a.message).toMatch(/was created while this invite ran. Send the invite again/);
+    const users = await sql<{
+      n: string;
+    }>`select count(*)::text as n from users where email = ${email}`.execute(database.db);
+    expect(users.rows[0].n).toBe('1');
+  });
+
   test('bad invites are refused, each saying what to do instead', async () => {
     const bad = await run(alice, 'inviteUser', { email: 'not-an-address', role: 'GUEST' });
     expect(bad.code).toBe('VALIDATION_FAILED');

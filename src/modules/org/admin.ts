@@ -236,7 +236,18 @@ export function inviteUser(db: Kysely<DB>, by: By, orgId: string, input: InviteI
           `No user has the e-mail ${email} yet, so the invite must name them.`,
           [{ field: 'name', reason: 'give the new person’s name' }],
         );
-      user = await repo.createUser(tx, email, name);
+      try {
+        user = await repo.createUser(tx, email, name);
+      } catch (err) {
+        // Another organization's invite made the same user a moment ago (its e-mail is unique).
+        if ((err as { code?: string }).code === '23505')
+          throw new AppError(
+            'VALIDATION_FAILED',
+            `A user with the e-mail ${email} was created while this invite ran. Send the invite again: it will invite that user.`,
+            [{ field: 'email', reason: 'created concurrently; retry' }],
+          );
+        throw err;
+      }
     }
     if (role === 'guest') for (const p of input.portfolioIds!) await repo.grantGuest(tx, orgId, p, user.id);
     else await repo.addMember(tx, orgId, user.id, role);
