@@ -14,7 +14,7 @@ import { Metrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { startTracingFromEnv } from './observability/otel.js';
 import { startRetention } from './retention.js';
-import { seedDemo } from './seed/demo.js';
+import { hasDemoData, seedDemo } from './seed/demo.js';
 
 /** Starts the gateway: database, migrations, demo data on an empty database, then listen. */
 async function main() {
@@ -37,9 +37,13 @@ async function main() {
     : undefined;
 
   let demo: Awaited<ReturnType<typeof seedDemo>> | undefined;
+  // A later start of the demo database prints no keys (they are stored hashed), so it says how to
+  // get new ones instead.
+  let demoKeysLost = false;
   if (cfg.seedDemoOnEmpty) {
     const anyUser = await database.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
     if (!anyUser) demo = await seedDemo(database.db);
+    else demoKeysLost = await hasDemoData(database.db);
   }
 
   const log = pino(loggerOptions(cfg.logLevel));
@@ -98,7 +102,12 @@ async function main() {
     lines.push('', 'Demo data created. API keys (shown only this once; `sdg key create` makes more):');
     for (const [h, u] of Object.entries(demo.users)) lines.push(`  ${h.padEnd(6)} ${u.apiKey}`);
     lines.push('', `Try: curl -H 'X-API-Key: ${demo.users.alice.apiKey}' ${base}/organizations/v1`);
-  }
+  } else if (demoKeysLost)
+    lines.push(
+      '',
+      'Demo data: its keys were printed on the first start. Lost them? Stop the server, then run',
+      '`npx sdg seed --demo --keys` for a fresh key per demo user.',
+    );
   process.stdout.write(`${lines.join('\n')}\n\n`);
 
   let closing = false;

@@ -100,3 +100,22 @@ test('GRAPHQL_PLANS=0 answers the planned shape with the executor; by default th
     }
   }
 });
+
+test('a later start of the demo database says how to get new demo keys', { timeout }, async () => {
+  const hint = /npx sdg seed --demo --keys/;
+  let server = await start({});
+  try {
+    // Without a snapshot to copy (Citus), this start seeded the demo and printed its keys.
+    if (/Demo data created/.test(server.output())) {
+      expect(server.output()).not.toMatch(hint);
+      server.child.kill('SIGTERM');
+      await server.exited;
+      server = await start({});
+    }
+    expect(server.output()).toMatch(hint);
+    expect(server.output()).not.toMatch(/sdg_\w{8,}/);
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+});
