@@ -472,11 +472,26 @@ describe('bulk upsert by external id', () => {
       { externalId: 'f1', properties: name('one') },
       { externalId: 'f2', properties: name('two') },
     ]);
-    const HEAD = `query ($o: ID!, $p: ID!) { organization(id: $o) { portfolio(id: $p) { changesCursor } } }`;
-    const FEED = `query ($o: ID!, $p: ID!, $a: String) { organization(id: $o) { portfolio(id: $p) {
-      changes(first: 100, after: $a) { nodes { operation recordId } } } } }`;
-    const cursor = (await env.as.alice.gql(HEAD, { o: scope.orgId, p: scope.portfolioId })).body.data
-      .organization.portfolio.changesCursor;
+    const FEED_PAGE = `query ($o: ID!, $p: ID!, $a: String) { organization(id: $o) { portfolio(id: $p) {
+      changes(first: 100, after: $a) { nodes { operation recordId } pageInfo { endCursor } } } } }`;
+    // Reads on from `after` until `done` holds: the feed holds back entries while an older
+    // transaction may still commit (on a shared Postgres, another test's), as a sync client sees.
+    const readUntil = async (after: string | null, done: (seen: any[]) => boolean) => {
+      const seen: any[] = [];
+      for (const end = Date.now() + 15_000; !done(seen) && Date.now() < end; ) {
+        const page = await env.as.alice.gql(FEED_PAGE, { o: scope.orgId, p: scope.portfolioId, a: after });
+        const changes = page.body.data.organization.portfolio.changes;
+        seen.push(...changes.nodes);
+        after = changes.pageInfo.endCursor ?? after;
+        if (!done(seen)) await new Promise((r) => setTimeout(r, 100));
+      }
+      return { seen, cursor: after };
+    };
+    // The client's position: the end of what it has read, the first call included.
+    const { cursor } = await readUntil(
+      null,
+      (seen) => seen.filter((c) => c.operation === 'CREATE').length >= 2,
+    );
     const endpoint = await insertEndpoint(env.database.db, {
       orgId: scope.orgId,
       url: 'https://hooks.example.com/sync',
@@ -491,8 +506,8 @@ describe('bulk upsert by external id', () => {
       { externalId: 'f3', properties: name('three') },
     ]);
     expect(call.p.results.map((x: any) => x.outcome)).toEqual(['UNCHANGED', 'UPDATED', 'CREATED']);
-    const feed = await env.as.alice.gql(FEED, { o: scope.orgId, p: scope.portfolioId, a: cursor });
-    expect(feed.body.data.organization.portfolio.changes.nodes).toEqual([
+    const { seen } = await readUntil(cursor, (x) => x.length >= 2);
+    expect(seen).toEqual([
       { operation: 'CREATE', recordId: call.p.results[2].id },
       { operation: 'UPDATE', recordId: p.results[1].id },
     ]);
