@@ -249,12 +249,10 @@ export async function syncCommand(
   label: string | undefined,
   write: boolean,
   resultsDir = join(PACKAGE_ROOT, 'bench/results'),
+  command = `npm run bench -- --sync --sync-records ${o.records} --per-record ${o.perRecord}`,
 ) {
   const r = await runSync(o);
-  const md = syncMarkdown(
-    r,
-    `npm run bench -- --sync --sync-records ${o.records} --per-record ${o.perRecord}`,
-  );
+  const md = syncMarkdown(r, command);
   process.stdout.write(`\n${md}\n`);
   if (write) {
     const name = `sync${label ? `-${label}` : ''}`;
@@ -282,6 +280,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     },
     v.label,
     !v['no-write'],
+    undefined,
+    `npx tsx bench/sync.ts ${process.argv.slice(2).join(' ')}`.trim(),
   ).then(
     () => process.exit(0),
     (err) => {

@@ -189,6 +189,39 @@ describe('bulk upsert by external id', () => {
     expect(rows.map((r) => r.key)).toEqual([`${key}-fresh`]);
   });
 
+  test('two calls at once with one idempotency key: one writes, the other replays its answer', async ({
+    env,
+  }) => {
+    const scope = await scopeWithSource(env);
+    const items = [{ externalId: 'race-1', properties: name('race') }];
+    const key = `race-${scope.portfolioId}`;
+    const [a, b] = await Promise.all([
+      upsert(env.as.alice, 'project', scope, items, { idempotencyKey: key }),
+      upsert(env.as.alice, 'project', scope, items, { idempotencyKey: key }),
+    ]);
+    expect([a.p.replayed, b.p.replayed].sort()).toEqual([false, true]);
+    expect(a.p.results).toEqual(b.p.results);
+    expect(a.p.results[0].outcome).toBe('CREATED');
+    expect(await countIn(env, 'projects', scope.portfolioId)).toBe(1);
+  });
+
+  test('two calls at once creating one external id make one record', async ({ env }) => {
+    const scope = await scopeWithSource(env);
+    const items = Array.from({ length: 50 }, (_, i) => ({
+      externalId: `twin-${i}`,
+      properties: name(`t${i}`),
+    }));
+    const [a, b] = await Promise.all([
+      upsert(env.as.alice, 'project', scope, items),
+      upsert(env.as.alice, 'project', scope, items),
+    ]);
+    expect(a.p.failed + b.p.failed).toBe(0);
+    expect(a.p.created + b.p.created).toBe(50);
+    expect(a.p.unchanged + b.p.unchanged).toBe(50);
+    expect(a.p.results.map((x: any) => x.id)).toEqual(b.p.results.map((x: any) => x.id));
+    expect(await countIn(env, 'projects', scope.portfolioId)).toBe(50);
+  });
+
   test('1,000 items pass the limits; 1,001 get a 400 stating the limit, before anything is written', async ({
     env,
   }) => {
