@@ -36,6 +36,22 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const actorOfBy = (by: By): Actor => (by === 'cli' ? CLI_ACTOR : actorOf(by));
 
+/**
+ * One administration transaction, run again (up to three times in all) when the database cancels
+ * it as a deadlock's victim: on Citus, users, memberships, guest grants and keys are reference
+ * tables, and two transactions that write several of them can deadlock across nodes. Nothing of a
+ * cancelled attempt stays, so running it again is safe. Inside a caller's transaction it runs once.
+ */
+async function transaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTransaction(db, work);
+    } catch (err) {
+      if (db.isTransaction || attempt >= 3 || (err as { code?: string }).code !== '40P01') throw err;
+    }
+  }
+}
+
 const managersOnly = () =>
   new AppError(
     'FORBIDDEN',
@@ -128,7 +144,7 @@ export function setMemberRole(
   opts: { add?: boolean } = {},
 ): Promise<MemberResult> {
   const to = checkRole(role);
-  return inTransaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     await repo.lockMemberships(tx, orgId);
     const byRole = await callerRole(tx, by, orgId);
     const user = await repo.findUser(tx, userId);
@@ -149,7 +165,7 @@ export function setMemberRole(
 
 /** Removes a member from the organization (their guest grants, if any, stay). */
 export function removeMember(db: Kysely<DB>, by: By, orgId: string, userId: string): Promise<string> {
-  return inTransaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     await repo.lockMemberships(tx, orgId);
     const byRole = await callerRole(tx, by, orgId);
     const from = await repo.memberRole(tx, orgId, userId);
@@ -206,7 +222,7 @@ export function inviteUser(db: Kysely<DB>, by: By, orgId: string, input: InviteI
     });
   if (problems.length) throw new AppError('VALIDATION_FAILED', 'The invite is invalid.', problems);
   const role = guest ? 'guest' : checkRole(input.role);
-  return inTransaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     await repo.lockMemberships(tx, orgId);
     const byRole = await callerRole(tx, by, orgId);
     let user = await repo.findUser(tx, email);
@@ -287,7 +303,7 @@ export function grantGuestAccess(
   portfolioId: string,
   userId: string,
 ): Promise<GuestResult> {
-  return inTransaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     await repo.lockMemberships(tx, orgId);
     await callerRole(tx, by, orgId);
     const user = await guestTarget(tx, orgId, portfolioId, userId);
@@ -315,7 +331,7 @@ export function revokeGuestAccess(
   portfolioId: string,
   userId: string,
 ): Promise<GuestResult> {
-  return inTransaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     await repo.lockMemberships(tx, orgId);
     await callerRole(tx, by, orgId);
     const user = await guestTarget(tx, orgId, portfolioId, userId);
@@ -371,7 +387,7 @@ export function createUserKey(
       'FORBIDDEN',
       'Only an admin key can make an admin key. Leave admin out, or make it with sdg key create --admin.',
     );
-  return inTransaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     if (orgId) {
       await callerRole(tx, by, orgId);
       await mayManageKeysOf(tx, by, orgId, userId, 'User');
@@ -396,7 +412,7 @@ export function revokeUserKey(
   orgId: string | null,
   idOrKey: string,
 ): Promise<{ id: string; userId: string }> {
-  return inTransaction(db, async (tx) => {
+  return transaction(db, async (tx) => {
     if (orgId) await callerRole(tx, by, orgId);
     const key = await findApiKey(tx, idOrKey);
     if (!key || key.revoked)
