@@ -238,6 +238,7 @@ export function mergePropertyOptions(
     // The new values are made here, from the rows as locked, not in SQL: Citus refuses the
     // subquery over the array's elements that an UPDATE would need.
     const next: Record<string, { select: string[] }> = {};
+    await repo.lockHolders(tx, ref.orgId, ref.kind, ref.propertyId);
     for (const r of await repo.lockedValues(tx, ref.orgId, ref.kind, ref.propertyId)) {
       const ids = (r.value as { select?: string[] }).select ?? [];
       if (ids.includes(from)) next[r.id] = { select: [...new Set(ids.map((x) => (x === from ? into : x)))] };
@@ -350,6 +351,7 @@ export function changePropertyType(
       );
     const options = to.hasOptions ? (input.options?.length ? input.options : def.options) : [];
     const next: PropertyDefModel = { ...def, type: input.type, options };
+    if (!input.dryRun) await repo.lockHolders(tx, ref.orgId, ref.kind, ref.propertyId);
     const rows = await repo.lockedValues(tx, ref.orgId, ref.kind, ref.propertyId);
     const converted = new Map<string, unknown>();
     const failed: Unconvertible[] = [];
@@ -437,6 +439,7 @@ export function deleteProperty(
     const holding = await repo.countHolding(tx, ref.orgId, ref.kind, def.id);
     if (dryRun) return { propertyId: def.id, dryRun, recordsWithValues: holding };
     const id = def.id;
+    await repo.lockHolders(tx, ref.orgId, ref.kind, id);
     await repo.rewriteValues(tx, actor, ref.orgId, ref.kind, id, (r) => sql`${r.properties} ? ${id}`, null);
     await deleteDefinition(tx, actor, ref.orgId, ref.kind, def);
     return { propertyId: def.id, dryRun, recordsWithValues: holding };

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { bumpOrgVersion } from '../../db/org-cache.js';
 import type { DB, RecordKind } from '../../db/types.js';
-import { type Actor, writeLogged } from '../changes/index.js';
+import { type Actor, lockRecords, writeLogged } from '../changes/index.js';
 import type { PropertyTypeName, SelectOptionModel } from '../properties/index.js';
 import { makeSchema, type PropertyDefModel, type PropertySchemaModel } from './types.js';
 
@@ -133,6 +133,29 @@ export const countWithOption = (
   option: string,
 ) =>
   countWhere(db, orgId, kind, sql`r.properties @> ${JSON.stringify({ [id]: { select: [option] } })}::jsonb`);
+
+/**
+ * The records holding a value of a property, each under its change-log lock (changes' lockRecords)
+ * before this transaction writes anything: so of a record write and this rewrite of the same record,
+ * the later one gets its transaction id later, and the record's history keeps commit order.
+ */
+export async function lockHolders(
+  db: Kysely<DB>,
+  orgId: string,
+  kind: RecordKind,
+  id: string,
+): Promise<void> {
+  const { rows } = await sql<{ id: string }>`
+    select r.id from ${sql.table(TABLE[kind])} r where r.org_id = ${orgId} and r.properties ? ${id}`.execute(
+    db,
+  );
+  if (rows.length)
+    await lockRecords(
+      db,
+      orgId,
+      rows.map((r) => r.id),
+    );
+}
 
 /** Every value of a property, locked until the transaction ends (a type change rewrites them). */
 export async function lockedValues(
