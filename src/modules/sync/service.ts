@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Context } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB, RecordKind } from '../../db/types.js';
-import { AppError, forbidden, isUniqueViolation, notFound } from '../../errors.js';
+import { AppError, forbidden, isForeignKeyViolation, isUniqueViolation, notFound } from '../../errors.js';
 import { type Actor, actorOf, ringChanges } from '../changes/index.js';
 import { setContactLinks } from '../links/index.js';
 import { orgUsersByIds } from '../org/index.js';
@@ -189,6 +189,8 @@ export async function upsertRecords(
       }
       // A concurrent call bound one of these external ids first: read again, and update that record.
       if (isUniqueViolation(err) && attempt === 0) continue;
+      // The portfolio (or a record named by id) was deleted while the call ran: nothing was written.
+      if (isForeignKeyViolation(err)) throw notFound('Portfolio or record');
       throw err;
     }
   }
@@ -582,7 +584,10 @@ export async function setLinks(
       todo.map((r) => [r.fromId!, r.toId!]),
       actor,
       linked,
-    );
+    ).catch((err) => {
+      // A record deleted while the call ran: the links' foreign keys refuse it, nothing is written.
+      throw isForeignKeyViolation(err) ? notFound('Record') : err;
+    });
     for (const r of todo)
       if (changed.has(`${r.fromId}|${r.toId}`)) r.outcome = linked ? 'CREATED' : 'DELETED';
     if (changed.size) ringChanges(db, orgId);
