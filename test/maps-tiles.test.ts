@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { importParcels } from '../src/modules/imports/index.js';
@@ -230,6 +231,152 @@ describe('vector tiles', () => {
     expect(z6).toBeGreaterThanOrEqual(4);
     expect(z9).toBeGreaterThan(z6);
     expect(z9).toBeLessThan(401 / 10);
+  });
+
+  test('under two pixels a record is drawn as its box, one per two-pixel cell: the largest, then the first id', async ({
+    env,
+  }) => {
+    const orgId = env.demo.orgs.A.id;
+    const { id: portfolioId } = await createPortfolio(env.database.db, orgId, 'Tile cells');
+    // At zoom 6 a two-pixel cell here is about 0.044° by 0.036°. S and L share one cell, L larger;
+    // T1 and T2 share another, the same size; the round parcel (0.02° across) has its own; the big
+    // one (1°) is drawn from its boundary.
+    const { created } = await importParcels(
+      env.database.db,
+      {
+        type: 'FeatureCollection',
+        features: [
+          feature(square(0, 0, 0.004), { apn: 'S' }),
+          feature(square(0.01, 0, 0.005), { apn: 'L' }),
+          feature(square(0.3, 0.3, 0.004), { apn: 'T1' }),
+          feature(square(0.305, 0.3, 0.004), { apn: 'T2' }),
+          feature(circle(0.6, 0.6, 0.01, 400), { apn: 'ROUND' }),
+          feature(square(-0.5, -0.5, 1), { apn: 'BIG' }),
+        ],
+      },
+      { orgId, portfolioId },
+    );
+    const [, l, t1, t2, round, big] = created;
+    const t = tileAt(LON + 0.002, LAT + 0.002, 6);
+    const r = await getTile(env, key(env, 'bob'), tileUrl(portfolioId, 'parcels', t));
+    const fs = decode(r.bytes, 'parcels');
+    const firstOfEquals = [t1, t2].sort()[0];
+    expect(fs.map((f) => f.properties._id).sort()).toEqual([l, firstOfEquals, round, big].sort());
+    // The round parcel's 401 positions are not read: it is its box. The big one keeps its corners.
+    expect(fs.find((f) => f.properties._id === round)!.rings.flat().length).toBeLessThanOrEqual(5);
+    // A chosen record carries its own values.
+    expect(fs.find((f) => f.properties._id === l)!.properties.apn).toBe('L');
+    expect(fs.find((f) => f.properties._id === firstOfEquals)!.properties.apn).toBe(
+      firstOfEquals === t1 ? 'T1' : 'T2',
+    );
+    // Zoomed in, each is drawn from its own boundary.
+    const near = await getTile(
+      env,
+      key(env, 'bob'),
+      tileUrl(portfolioId, 'parcels', tileAt(LON + 0.002, LAT + 0.002, 14)),
+    );
+    expect(decode(near.bytes, 'parcels').map((f) => f.properties._id)).toEqual(
+      expect.arrayContaining([created[0], l, big]),
+    );
+  });
+
+  test('a tile is gzip-coded when the client takes gzip, with an ETag of its own', async ({ env }) => {
+    const orgId = env.demo.orgs.A.id;
+    const { id: portfolioId } = await createPortfolio(env.database.db, orgId, 'Tile gzip');
+    // Twenty parcels with long values: a tile over the kilobyte gzip waits for.
+    await importParcels(
+      env.database.db,
+      {
+        type: 'FeatureCollection',
+        features: Array.from({ length: 20 }, (_, i) =>
+          feature(square(i * 0.0005, 0, 0.0004), { apn: `APN-${i}-${'x'.repeat(60)}` }),
+        ),
+      },
+      { orgId, portfolioId },
+    );
+    const url = tileUrl(portfolioId, 'parcels', tileAt(LON + 0.002, LAT + 0.0002, 14));
+    const plain = await getTile(env, key(env, 'bob'), url);
+    expect(plain.bytes.length).toBeGreaterThanOrEqual(1024);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+    const gz = await getTile(env, key(env, 'bob'), url, {}, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(gz.status).toBe(200);
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers['content-type']).toBe('application/vnd.mapbox-vector-tile');
+    expect(gz.bytes.length).toBeLessThan(plain.bytes.length);
+    expect(gunzipSync(gz.bytes).equals(plain.bytes)).toBe(true);
+    expect(gz.headers.etag).not.toBe(plain.headers.etag);
+    const cached = await getTile(
+      env,
+      key(env, 'bob'),
+      url,
+      {},
+      { 'accept-encoding': 'gzip', 'if-none-match': gz.headers.etag as string },
+    );
+    expect(cached.status).toBe(304);
+    // gzip refused (q=0): sent as it is. A tile under a kilobyte too.
+    const refused = await getTile(env, key(env, 'bob'), url, {}, { 'accept-encoding': 'gzip;q=0, br' });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.bytes.equals(plain.bytes)).toBe(true);
+    const small = await getTile(
+      env,
+      key(env, 'bob'),
+      tileUrl(portfolioId, 'parcels', tileAt(LON + 0.3, LAT + 0.3, 14)),
+      {},
+      { 'accept-encoding': 'gzip' },
+    );
+    expect(small.status).toBe(200);
+    expect(small.bytes.length).toBeLessThan(1024);
+    expect(small.headers['content-encoding']).toBeUndefined();
+  });
+
+  test('fields keeps only the feature properties a style reads; TileJSON carries it; an unknown key is a 400', async ({
+    env,
+  }) => {
+    const p = await place(env);
+    const url = tileUrl(p.portfolioId, 'parcels', tileAt(LON + 0.002, LAT + 0.002, 14));
+    const all = await getTile(env, key(env, 'bob'), url);
+    const some = await getTile(env, key(env, 'bob'), url, { fields: 'constraints.label,_acres' });
+    expect(some.status).toBe(200);
+    expect(some.bytes.length).toBeLessThan(all.bytes.length);
+    const b = decode(some.bytes, 'parcels').find((f) => f.properties._id === p.ids.b)!;
+    expect(Object.keys(b.properties).sort()).toEqual(['_acres', '_id', 'constraints.label']);
+    expect(b.properties['constraints.label']).toBe('Floodplain, Pipeline easement');
+    // An id without its label, in GraphQL too.
+    const g = await env.as.bob.gql(
+      'query($id: ID!, $z: Int!, $x: Int!, $y: Int!) { node(id: $id) { ... on Portfolio { tile(layer: PARCELS, z: $z, x: $x, y: $y, fields: ["constraints"]) { data } } } }',
+      { id: p.portfolioId, ...tileAt(LON + 0.002, LAT + 0.002, 14) },
+    );
+    const viaGraphql = decode(Buffer.from(g.body.data.node.tile.data, 'base64'), 'parcels');
+    expect(viaGraphql.find((f) => f.properties._id === p.ids.b)!.properties).toEqual({
+      _id: p.ids.b,
+      constraints: 'floodplain,pipeline',
+    });
+    // TileJSON: the tile URLs carry it, and the layer lists only what its tiles hold.
+    const tj = await getTile(env, key(env, 'bob'), `/tiles/v1/portfolios/${p.portfolioId}/parcels.json`, {
+      fields: 'apn,_acres',
+    });
+    expect(tj.status).toBe(200);
+    expect(new URL(tj.body.tiles[0].replace('{z}/{x}/{y}', '1/2/3')).searchParams.get('fields')).toBe(
+      'apn,_acres',
+    );
+    expect(Object.keys(tj.body.vector_layers[0].fields).sort()).toEqual(['_acres', '_id', 'apn']);
+    for (const target of [url, `/tiles/v1/portfolios/${p.portfolioId}/parcels.json`]) {
+      const bad = await getTile(env, key(env, 'bob'), target, { fields: 'apn,colour' });
+      expect(bad.status, target).toBe(400);
+      expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+      expect(bad.body.error.details).toEqual([
+        expect.objectContaining({
+          field: 'fields',
+          reason: expect.stringMatching(/unknown feature property "colour"/),
+        }),
+      ]);
+    }
+    // A project has no _acres.
+    const pr = await getTile(env, key(env, 'bob'), tileUrl(p.portfolioId, 'projects', tileAt(LON, LAT, 12)), {
+      fields: '_acres',
+    });
+    expect(pr.status).toBe(400);
   });
 
   test('the ETag follows the data: a write in the tile changes it, one elsewhere does not; 304 when unchanged', async ({

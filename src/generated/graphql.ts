@@ -1918,6 +1918,7 @@ export type PortfolioProjectsArgs = {
 
 /** A group of projects, parcels and contacts inside an organization. */
 export type PortfolioTileArgs = {
+  fields?: InputMaybe<Array<Scalars['String']['input']>>;
   filter?: InputMaybe<RecordFilter>;
   layer: MapLayer;
   search?: InputMaybe<Scalars['String']['input']>;

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, parse, validate } from 'graphql';
 import { notFound } from '../errors.js';
@@ -7,6 +9,7 @@ import type { RunOptions } from '../graphql/executor.js';
 import type { Operation } from '../graphql/operation.js';
 import type { Seam } from '../graphql/seam.js';
 import {
+  keptFields,
   LAYER_ID,
   layerFields,
   MAX_TILE_ZOOM,
@@ -29,8 +32,8 @@ import { jsonBytes } from './json-bytes.js';
 const LAYERS: Record<string, MapLayerName> = { parcels: 'PARCELS', projects: 'PROJECTS' };
 const KIND_ENUM: Record<MapLayerName, string> = { PARCELS: 'PARCEL', PROJECTS: 'PROJECT' };
 
-const TILE = `query ($portfolioId: ID!, $layer: MapLayer!, $z: Int!, $x: Int!, $y: Int!, $filter: RecordFilter, $search: String) {
-  node(id: $portfolioId) { ... on Portfolio { tile(layer: $layer, z: $z, x: $x, y: $y, filter: $filter, search: $search) { data features bytes thinned } } }
+const TILE = `query ($portfolioId: ID!, $layer: MapLayer!, $z: Int!, $x: Int!, $y: Int!, $filter: RecordFilter, $search: String, $fields: [String!]) {
+  node(id: $portfolioId) { ... on Portfolio { tile(layer: $layer, z: $z, x: $x, y: $y, filter: $filter, search: $search, fields: $fields) { data features bytes thinned } } }
 }`;
 const TILEJSON = `query ($portfolioId: ID!, $layer: MapLayer!, $kind: RecordKind!, $filter: RecordFilter, $search: String) {
   node(id: $portfolioId) { ... on Portfolio { id name mapBounds(layer: $layer, filter: $filter, search: $search)
@@ -91,8 +94,44 @@ function listQuery(check: ParamChecker): { filter: unknown; search: string | nul
   return { filter, search, given };
 }
 
-/** A strong ETag of the tile's bytes: it changes exactly when the tile does. */
-const etagOf = (bytes: Buffer) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+/**
+ * `fields`, the feature properties a tile keeps, comma-separated (property ids hold no comma); null
+ * when not given. Which keys exist is the layer's to say (maps keptFields).
+ */
+function fieldsOf(check: ParamChecker, given: URLSearchParams): string[] | null {
+  const text = check.optional('fields');
+  if (text === undefined) return null;
+  given.set('fields', text);
+  return text
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+}
+
+/**
+ * A strong ETag of the tile's bytes: it changes exactly when the tile does. The gzip-coded
+ * representation is another one, so it has its own tag (RFC 9110 §8.8.3).
+ */
+const etagOf = (bytes: Buffer, gzip: boolean) =>
+  `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}${gzip ? '-gz' : ''}"`;
+
+/**
+ * Whether the client takes a gzip-coded tile. MVT is not among the types the server compresses on
+ * its own (its media type is not marked compressible), yet its strings (every feature's property
+ * values) shrink several times, and browsers decode gzip for MapLibre without being asked.
+ */
+function acceptsGzip(header: string | string[] | undefined): boolean {
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '');
+  return text.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = params.map((x) => x.trim()).find((x) => x.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
+const gzipAsync = promisify(gzipCallback);
+/** Tiles smaller than this go as they are: gzip's header and a round trip through zlib gain nothing. */
+const GZIP_MIN_BYTES = 1024;
 
 /** Whether If-None-Match names this tag (weak comparison, as RFC 9110 has it for GET). */
 function notModified(header: string | undefined, etag: string): boolean {
@@ -139,22 +178,28 @@ export function registerMaps(app: FastifyInstance, seam: Seam): void {
       const check = new ParamChecker(req.query as Record<string, unknown>);
       const layer = layerOf(check, p.layer);
       const [z, x, y] = (['z', 'x', 'y'] as const).map((k) => coordinate(check, k, p[k]));
-      const { filter, search } = listQuery(check);
+      const { filter, search, given } = listQuery(check);
+      const fields = fieldsOf(check, given);
       check.done();
       const data = await run(
         req,
         tile,
-        { portfolioId: p.portfolioId, layer, z, x, y, filter, search },
+        { portfolioId: p.portfolioId, layer, z, x, y, filter, search, fields },
         AS_GRAPHQL,
       );
       const t = data.node?.tile as { data: string } | undefined;
       if (!t) throw notFound('Portfolio');
       const bytes = Buffer.from(t.data, 'base64');
-      const etag = etagOf(bytes);
-      reply.header('ETag', etag).header('Cache-Control', TILE_CACHE);
+      const gzip = bytes.length >= GZIP_MIN_BYTES && acceptsGzip(req.headers['accept-encoding']);
+      const etag = etagOf(bytes, gzip);
+      reply.header('ETag', etag).header('Cache-Control', TILE_CACHE).header('Vary', 'Accept-Encoding');
       if (notModified(req.headers['if-none-match'], etag)) return reply.status(304).send();
       reply.status(200).type(MVT_TYPE);
-      return bytes;
+      if (!gzip) return bytes;
+      // The cheapest level, off the event loop: tiles are made per request, and a county's tile is
+      // megabytes before coding.
+      reply.header('Content-Encoding', 'gzip');
+      return gzipAsync(bytes, { level: 1 });
     },
   );
 
@@ -167,6 +212,7 @@ export function registerMaps(app: FastifyInstance, seam: Seam): void {
       const check = new ParamChecker(req.query as Record<string, unknown>);
       const layer = layerOf(check, p.layer);
       const { filter, search, given } = listQuery(check);
+      const fields = fieldsOf(check, given);
       check.done();
       const vars = { portfolioId: p.portfolioId, layer, kind: KIND_ENUM[layer], filter, search };
       const pf = (await run(req, tileJson, vars, AS_GRAPHQL)).node;
@@ -175,6 +221,8 @@ export function registerMaps(app: FastifyInstance, seam: Seam): void {
         pf.organization.propertySchema.properties as { id: string; name: string; type: string }[]
       ).map((d) => ({ ...d, type: fromEnum('PropertyType', d.type) }));
       const id = LAYER_ID[layer];
+      const all = layerFields(props, layer === 'PARCELS');
+      const kept = fields && keptFields(all, fields);
       const query = given.size ? `?${given}` : '';
       const base = `${origin(req)}/tiles/v1/portfolios/${encodeURIComponent(pf.id)}/${id}`;
       reply.header('Cache-Control', TILE_CACHE).type('application/json; charset=utf-8');
@@ -193,7 +241,7 @@ export function registerMaps(app: FastifyInstance, seam: Seam): void {
             description: `The portfolio's ${id}; feature properties as in docs/maps.md`,
             minzoom: MIN_TILE_ZOOM,
             maxzoom: MAX_TILE_ZOOM,
-            fields: layerFields(props, layer === 'PARCELS'),
+            fields: kept ? Object.fromEntries(Object.entries(all).filter(([k]) => kept.has(k))) : all,
           },
         ],
       };

@@ -5,7 +5,7 @@
  * Maps of a portfolio's records: GeoJSON FeatureCollections and Mapbox Vector Tiles, filtered like
  * the record lists.
  */
-export { layerFields } from './properties.js';
+export { keptFields, layerFields, MAX_TILE_FIELDS } from './properties.js';
 export { LAYER_ID, LAYER_KIND } from './service.js';
 export {
   MAX_TILE_FEATURES,

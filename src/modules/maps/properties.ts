@@ -1,3 +1,4 @@
+import { AppError, type ErrorDetail } from '../../errors.js';
 import { type PropertyDef, propertyType, type StoredValue, shapeOf } from '../properties/index.js';
 import type { RecordModel, RecordReads } from '../records/index.js';
 
@@ -21,11 +22,20 @@ export function flatProperties(
   r: RecordModel,
   reads: RecordReads,
   extra?: Record<string, number | null | undefined>,
+  keep?: ReadonlySet<string>,
 ): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = { _id: r.id };
-  if (extra) for (const k in extra) if (extra[k] != null) out[k] = extra[k];
+  if (extra) for (const k in extra) if (extra[k] != null && (!keep || keep.has(k))) out[k] = extra[k];
   const stored = r.properties;
-  for (const id in stored) flatten(out, id, stored[id], reads.schema.byId.get(id), reads.users);
+  for (const id in stored) {
+    if (!keep) flatten(out, id, stored[id], reads.schema.byId.get(id), reads.users);
+    else if (keep.has(id) || keep.has(`${id}.label`)) {
+      flatten(out, id, stored[id], reads.schema.byId.get(id), reads.users);
+      // Of an id and its label, the one not asked for goes.
+      if (!keep.has(id)) delete out[id];
+      if (!keep.has(`${id}.label`)) delete out[`${id}.label`];
+    }
+  }
   return out;
 }
 
@@ -63,4 +73,32 @@ export function layerFields(
     if (propertyType(p.type)?.shape.withLabels) fields[`${p.id}.label`] = `${p.name}: display names`;
   }
   return fields;
+}
+
+/** Most keys a tile's `fields` may name: more than any layer has, short of a bound on the input. */
+export const MAX_TILE_FIELDS = 200;
+
+/**
+ * The feature properties a tile keeps (its `fields`), each a key of the layer (`known`, as
+ * layerFields lists them); `_id` is always kept. A key the layer does not have is refused, named,
+ * so that a typo in a style's request is not a map without colours.
+ */
+export function keptFields(known: Record<string, string>, fields: readonly string[]): Set<string> {
+  const details: ErrorDetail[] = [];
+  if (fields.length > MAX_TILE_FIELDS)
+    details.push({ field: 'fields', reason: `at most ${MAX_TILE_FIELDS} fields; got ${fields.length}` });
+  else
+    for (const f of fields)
+      if (!Object.hasOwn(known, f))
+        details.push({
+          field: 'fields',
+          reason: `unknown feature property "${f}"; the layer's are listed in its TileJSON (vector_layers[0].fields)`,
+        });
+  if (details.length)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'fields names feature properties this layer does not have; see details.',
+      details,
+    );
+  return new Set(['_id', ...fields]);
 }

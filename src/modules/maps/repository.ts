@@ -49,8 +49,14 @@ function boxOf(text: string): [number, number, number, number] {
  *
  * A record whose box is under `small` (degrees of longitude and latitude: about a pixel of the
  * tile) comes without its geometry, to be drawn from its box, and of several such records in one
- * pixel only the largest comes: a pixel shows one of them either way, and a county's parcels at a
- * low zoom are then as many features as the tile has pixels they cover, not one each.
+ * pixel only the largest comes (the first id among equals): a pixel shows one of them either way,
+ * and a county's parcels at a low zoom are then as many features as the tile has pixels they
+ * cover, not one each.
+ *
+ * The choosing reads only each candidate's id and box: the cells are grouped by hashing (a sort of
+ * every candidate spilled to disk at a county's zoom), and the properties and boundaries are read
+ * for the chosen records alone, fetched by the row address (`ctid`) the choosing saw: one
+ * statement, so the same row versions, and no index descent for each of up to 20,000 records.
  */
 export async function tileRecords(
   db: Kysely<DB>,
@@ -64,25 +70,31 @@ export async function tileRecords(
 ): Promise<TileRecord[]> {
   const l = LAYER_SQL[kind];
   const big = sql`(width(c.bounds) >= ${small.lon} or height(c.bounds) >= ${small.lat})`;
-  const centre = sql`center(c.bounds)`;
-  // Big records are each their own group; small ones group by the pixel their centre falls in.
-  const group = sql`case when ${big} then c.id
-    else floor((${centre})[0] / ${small.lon})::text || ':' || floor((${centre})[1] / ${small.lat})::text end`;
-  const shape = kind === 'parcel' ? sql`case when ${big} then ${l.shape} end` : l.shape;
+  const shape = kind === 'parcel' ? sql`case when top.big then ${l.shape} end` : l.shape;
+  // gx is null for a big record (its own group); small ones group by the cell their centre is in.
   const { rows } = await sql<TileRow>`
-    select * from (
-      select distinct on (g) * from (
-        select c.org_id, c.portfolio_id, c.id, c.properties, c.created_at, c.updated_at,
-          ${l.acres} as acres, c.bounds::text as bounds, area(c.bounds) as size, ${shape} as shape,
-          ${group} as g
-        from ${sql.table(l.table)} c
-        where c.org_id = ${orgId} and c.portfolio_id = ${portfolioId} and c.bounds && ${boxSql(box)}
-          ${where ? sql`and ${where}` : sql``}
-      ) c
-      order by g, size desc, id
-    ) t
-    order by size desc, id
-    limit ${limit}`.execute(db);
+    with k as materialized (
+      select c.id, c.ctid, area(c.bounds) as size,
+        case when ${big} then null else floor((center(c.bounds))[0] / ${small.lon}) end as gx,
+        floor((center(c.bounds))[1] / ${small.lat}) as gy
+      from ${sql.table(l.table)} c
+      where c.org_id = ${orgId} and c.portfolio_id = ${portfolioId} and c.bounds && ${boxSql(box)}
+        ${where ? sql`and ${where}` : sql``}
+    ), cells as (
+      select gx, gy, max(size) as size from k where gx is not null group by gx, gy
+    ), chosen as (
+      select id, ctid, size, true as big from k where gx is null
+      union all
+      select min(k.id), (array_agg(k.ctid order by k.id))[1], k.size, false
+      from k join cells m on m.gx = k.gx and m.gy = k.gy and m.size = k.size
+      group by k.gx, k.gy, k.size
+    ), top as (
+      select * from chosen order by size desc, id limit ${limit}
+    )
+    select c.org_id, c.portfolio_id, c.id, c.properties, c.created_at, c.updated_at,
+      ${l.acres} as acres, c.bounds::text as bounds, ${shape} as shape
+    from top join ${sql.table(l.table)} c on c.ctid = top.ctid and c.org_id = ${orgId}
+    order by top.size desc, top.id`.execute(db);
   return rows.map((r) => ({
     record: toRecord(kind, r),
     acres: r.acres,

@@ -9,7 +9,8 @@ export const mapResolvers: Resolvers = {
   Portfolio: {
     parcelFeatures: (p, a, ctx) => service.featurePage(ctx, 'PARCELS', p, asQuery(a)),
     projectFeatures: (p, a, ctx) => service.featurePage(ctx, 'PROJECTS', p, asQuery(a)),
-    tile: (p, a, ctx) => service.vectorTile(ctx, a.layer, p, { ...asQuery(a), z: a.z, x: a.x, y: a.y }),
+    tile: (p, a, ctx) =>
+      service.vectorTile(ctx, a.layer, p, { ...asQuery(a), z: a.z, x: a.x, y: a.y, fields: a.fields }),
     mapBounds: (p, a, ctx) => service.mapBounds(ctx, a.layer, p, asQuery(a)),
   },
   FeatureCollection: {

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { ConnectionArgs } from '../../pagination/connection.js';
 import { namesUsers } from '../properties/index.js';
 import { compileListQuery, LIST_FIELDS, listPage, type QueryArgs, recordReads } from '../records/index.js';
-import { flatProperties } from './properties.js';
+import { flatProperties, keptFields, layerFields } from './properties.js';
 import { layerBounds, type MappedKind, parcelShapes, tileRecords } from './repository.js';
 import {
   boxThreshold,
@@ -86,12 +86,18 @@ export async function vectorTile(
   ctx: Context,
   layer: MapLayerName,
   p: PortfolioRef,
-  args: TileAddress & QueryArgs,
+  args: TileAddress & QueryArgs & { fields?: readonly string[] | null },
 ): Promise<VectorTileModel> {
   const t = { z: args.z, x: args.x, y: args.y };
   checkTile(t);
   const kind = LAYER_KIND[layer];
   const query = await compileListQuery(ctx, kind, p.orgId, { filter: args.filter, search: args.search });
+  const keep = args.fields
+    ? keptFields(
+        layerFields((await recordReads(ctx, p.orgId, kind, false)).schema.properties, kind === 'parcel'),
+        args.fields,
+      )
+    : undefined;
   const rows = await tileRecords(
     ctx.db,
     kind,
@@ -114,7 +120,7 @@ export async function vectorTile(
     (r): Feature => ({
       type: 'Feature',
       geometry: (r.shape ?? boxPolygon(r.box)) as Geometry,
-      properties: flatProperties(r.record, reads, kind === 'parcel' ? { _acres: r.acres } : undefined),
+      properties: flatProperties(r.record, reads, kind === 'parcel' ? { _acres: r.acres } : undefined, keep),
     }),
   );
   const tile = encodeTile(LAYER_ID[layer], features, t);
