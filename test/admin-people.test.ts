@@ -246,6 +246,11 @@ describe('roles and the last owner', () => {
     expect((await run(admin.c, 'setMemberRole', { userId: m.id, role: 'MEMBER' })).code).toBe('FORBIDDEN');
     const guest = await run(alice, 'setMemberRole', { userId: m.id, role: 'GUEST' });
     expect(guest.details?.[0].reason).toMatch(/invite them as a guest with portfolioIds/);
+    const notMember = await run(alice, 'removeMember', { userId: demo.users.gina.uid });
+    expect(notMember).toMatchObject({
+      code: 'NOT_FOUND',
+      message: `User ${demo.users.gina.uid} is not a member of the organization; there is nothing to remove.`,
+    });
     const stranger = await run(alice, 'setMemberRole', { userId: demo.users.gina.uid, role: 'MEMBER' });
     expect(stranger).toMatchObject({
       code: 'NOT_FOUND',

@@ -404,6 +404,73 @@ describe('the same rules for the command line, and under concurrency', () => {
   });
 });
 
+describe('the other refusals, each with the way on', () => {
+  test('an unknown property, a last option, a merge into itself, the same type, a required property to clear', async () => {
+    const unknown = await run(alice, 'renameProperty', { ...ref('no_such'), name: 'X' });
+    expect(unknown).toMatchObject({
+      code: 'NOT_FOUND',
+      message:
+        'No project property "no_such" in this organization. organization { propertySchema(kind: PROJECT) } lists them.',
+    });
+    const created = await run(alice, 'createProperty', {
+      organizationId: org,
+      kind: 'CONTACT',
+      id: 'lone',
+      name: 'Lone',
+      type: 'SELECT',
+      options: [{ id: 'only', name: 'Only', color: '#000000' }],
+    });
+    expect(created.data).toBeTruthy();
+    const last = await run(alice, 'removePropertyOption', { ...ref('lone', 'CONTACT'), optionId: 'only' });
+    expect(last).toMatchObject({ code: 'VALIDATION_FAILED', message: 'only is the last option of lone.' });
+    expect(last.details[0].reason).toMatch(/add another first, or delete the property/);
+    const self = await run(
+      alice,
+      'mergePropertyOptions',
+      { ...ref('lone', 'CONTACT'), optionId: 'only', intoOptionId: 'only' },
+      'recordsChanged',
+    );
+    expect(self).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'An option cannot be merged into itself.',
+    });
+    const same = await run(
+      alice,
+      'changePropertyType',
+      { ...ref('lone', 'CONTACT'), type: 'SELECT' },
+      'dryRun',
+    );
+    expect(same).toMatchObject({ code: 'VALIDATION_FAILED', message: 'lone is a select already.' });
+    // A required property whose values do not all convert cannot have them cleared.
+    await run(alice, 'createProperty', {
+      organizationId: org,
+      kind: 'CONTACT',
+      id: 'code',
+      name: 'Code',
+      type: 'TEXT',
+    });
+    const contacts = await sql<{
+      id: string;
+    }>`select id from contacts where org_id = ${org} order by id`.execute(database.db);
+    await sql`update contacts set properties = properties || jsonb_build_object('code', jsonb_build_object('text', case when id = ${contacts.rows[0].id} then 'x7' else '7' end))
+      where org_id = ${org}`.execute(database.db);
+    expect(
+      (await run(alice, 'setPropertyRequired', { ...ref('code', 'CONTACT'), required: true })).data,
+    ).toBeTruthy();
+    const clear = await run(
+      alice,
+      'changePropertyType',
+      { ...ref('code', 'CONTACT'), type: 'NUMBER', clearUnconvertible: true },
+      'dryRun',
+    );
+    expect(clear).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'code is required, so its 1 unconvertible value(s) cannot be cleared.',
+    });
+    expect(clear.details[0].reason).toMatch(/make the property optional \(setPropertyRequired\)/);
+  });
+});
+
 describe('type changes and deletes', () => {
   const TYPE =
     'dryRun convertible unconvertibleCount unconvertible { recordId portfolioId value reason } recordsChanged property { id type options { id } }';
