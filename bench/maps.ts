@@ -381,11 +381,13 @@ export async function runMaps(o: MapsOptions) {
   // 1. Each case's statements, from a capturing gateway.
   const logFile = join(o.rawDir, `maps-${stamp}-statements.jsonl`);
   writeFileSync(logFile, '');
-  const capture = join(PACKAGE_ROOT, 'dist/bench/sql-capture.js');
+  // Preloaded just before the entry, after any loader the command has (tsx with --smoke).
+  const fromSources = o.gateway.args.includes('tsx');
+  const capture = join(PACKAGE_ROOT, fromSources ? 'bench/sql-capture.ts' : 'dist/bench/sql-capture.js');
   const capturing = new ServerProcess(
     'gateway (capturing SQL)',
     o.gateway.command,
-    ['--import', capture, ...o.gateway.args],
+    [...o.gateway.args.slice(0, -1), '--import', capture, ...o.gateway.args.slice(-1)],
     { ...env, SDG_BENCH_SQL_LOG: logFile, WEBHOOK_DELIVERY: '0' },
     await freePort(),
     join(o.rawDir, 'maps-capture.log'),
