@@ -158,6 +158,8 @@ export async function aggregatesCommand(
     const md = [
       `Acres summed by parcel status over ${parcels.toLocaleString('en-US')} parcels (${groups.length} groups), scale ${o.scale}, 1 connection, ${opts.rounds} rounds × ${opts.requests} requests`,
       '',
+      `${result.at}, Postgres ${prepared.database.version}, load average ${result.load1} at the end of the run`,
+      '',
       '| | p50 ms |',
       '|---|---:|',
       `| gateway (POST /graphql, ${first.sql} statements) | ${result.gatewayP50Ms} |`,
