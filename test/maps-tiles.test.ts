@@ -1,6 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
+import { buildApp } from '../src/app.js';
 import { importParcels } from '../src/modules/imports/index.js';
 import { MAX_TILE_FEATURES, TILE_BUFFER, TILE_EXTENT } from '../src/modules/maps/index.js';
 import { createPortfolio } from '../src/modules/org/index.js';
@@ -377,6 +378,28 @@ describe('vector tiles', () => {
       fields: '_acres',
     });
     expect(pr.status).toBe(400);
+  });
+
+  test("a tile's Vary keeps the Origin CORS puts there beside Accept-Encoding", async ({ env }) => {
+    const p = await place(env);
+    const origin = 'https://maps.example.com';
+    const app = await buildApp({ database: env.database, corsOrigins: [origin] });
+    try {
+      const r = await app.inject({
+        method: 'GET',
+        url: tileUrl(p.portfolioId, 'parcels', tileAt(LON + 0.002, LAT + 0.002, 14)),
+        headers: { origin, 'x-api-key': key(env, 'bob') },
+      });
+      expect(r.statusCode).toBe(200);
+      expect(r.headers['access-control-allow-origin']).toBe(origin);
+      expect(
+        String(r.headers.vary)
+          .toLowerCase()
+          .split(/\s*,\s*/),
+      ).toEqual(expect.arrayContaining(['origin', 'accept-encoding']));
+    } finally {
+      await app.close();
+    }
   });
 
   test('the ETag follows the data: a write in the tile changes it, one elsewhere does not; 304 when unchanged', async ({

@@ -192,7 +192,12 @@ export function registerMaps(app: FastifyInstance, seam: Seam): void {
       const bytes = Buffer.from(t.data, 'base64');
       const gzip = bytes.length >= GZIP_MIN_BYTES && acceptsGzip(req.headers['accept-encoding']);
       const etag = etagOf(bytes, gzip);
-      reply.header('ETag', etag).header('Cache-Control', TILE_CACHE).header('Vary', 'Accept-Encoding');
+      // Added to what CORS may have put there (Origin), not in its place.
+      const vary = reply.getHeader('vary');
+      reply
+        .header('ETag', etag)
+        .header('Cache-Control', TILE_CACHE)
+        .header('Vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
       if (notModified(req.headers['if-none-match'], etag)) return reply.status(304).send();
       reply.status(200).type(MVT_TYPE);
       if (!gzip) return bytes;
