@@ -6,8 +6,8 @@
  * upserts keyed by external id with idempotency keys, and bulk links. `upsertRecords` and
  * `setLinks` take a database handle and an actor, so the CLI runs the same code as the API.
  */
-export { pruneIdempotencyKeys } from './repository.js';
-export { checkBatchSize, type SyncReads, setLinks, upsertRecords } from './service.js';
+export { pruneIdempotencyKeys, sourcesOf } from './repository.js';
+export { checkBatchSize, declareSource, type SyncReads, setLinks, upsertRecords } from './service.js';
 export {
   type BulkLinkAnswer,
   type BulkLinkInput,

@@ -446,14 +446,19 @@ export async function registerSource(ctx: Context, orgId: string, name: string):
       'FORBIDDEN',
       'Only owners and admins of the organization can declare external id sources.',
     );
+  return declareSource(ctx.db, orgId, name);
+}
+
+/** Declares a source of an organization (no access check: the caller has made it); all its sources. */
+export async function declareSource(db: Kysely<DB>, orgId: string, name: string): Promise<string[]> {
   if (typeof name !== 'string' || !SOURCE_NAME.test(name))
     throw invalid(
       'name',
       `Source name "${name}" is not usable: 1 to 64 letters, digits, ".", "_" or "-".`,
       '1 to 64 letters, digits, ".", "_" or "-"',
     );
-  await repo.addSource(ctx.db, orgId, name);
-  return repo.sourcesOf(ctx.db, orgId);
+  await repo.addSource(db, orgId, name);
+  return repo.sourcesOf(db, orgId);
 }
 
 export async function sourcesFor(ctx: Context, orgId: string): Promise<string[]> {
