@@ -19,6 +19,9 @@ export const TENANT_TABLES = [
   'change_log',
   'webhook_endpoints',
   'webhook_deliveries',
+  'external_sources',
+  'external_ids',
+  'idempotency_keys',
 ] as const;
 
 /** Put this comment in a statement that is meant to span tenants. */
