@@ -235,3 +235,89 @@ describe('bulk links', () => {
     expect(r.body.data.linkRecords).toMatchObject({ changed: 1000, failed: 0 });
   });
 });
+
+describe('every demo user against sources, lookups and bulk links', () => {
+  test('owner, member and guest write in reach; a viewer gets FORBIDDEN, the rest NOT_FOUND or null, writing nothing', async ({
+    env,
+  }) => {
+    const A = env.demo.orgs.A;
+    const A1 = { orgId: A.id, portfolioId: A.portfolios.A1 };
+    const A2 = { orgId: A.id, portfolioId: A.portfolios.A2 };
+    const source = 'who';
+    await declare(env.as.alice, A1, source);
+    const make = async (scope: Scope, tag: string) => {
+      const p = await upsert(
+        env.as.alice,
+        'project',
+        scope,
+        [{ externalId: `p-${tag}`, properties: { name: { text: tag } } }],
+        { source },
+      );
+      const c = await upsert(
+        env.as.alice,
+        'contact',
+        scope,
+        [{ externalId: `c-${tag}`, properties: { first_name: { text: tag } } }],
+        { source },
+      );
+      return { project: p.p.results[0].id as string, contact: c.p.results[0].id as string };
+    };
+    const in1 = await make(A1, 'a1');
+    const in2 = await make(A2, 'a2');
+
+    const REGISTER = `mutation ($input: RegisterExternalSourceInput!) { registerExternalSource(input: $input) { sources } }`;
+    for (const [user, code] of [
+      ['vera', 'FORBIDDEN'],
+      ['nora', 'NOT_FOUND'],
+    ] as const) {
+      const r = await env.as[user].gql(REGISTER, { input: { orgId: A.id, name: `by-${user}` } });
+      expect(r.body.errors[0].extensions.code, user).toBe(code);
+    }
+
+    const LOOK = `query ($o: ID!) { recordByExternalId(orgId: $o, source: "who", externalId: "p-a2") { id } }`;
+    for (const [user, found] of [
+      ['alice', true],
+      ['bob', true],
+      ['vera', true],
+      ['gina', false],
+      ['nora', false],
+    ] as const) {
+      const r = await env.as[user].gql(LOOK, { o: A.id });
+      expect(r.body.data.recordByExternalId, user).toEqual(found ? { id: in2.project } : null);
+    }
+
+    const pairs = [{ from: { externalId: 'p-a1' }, to: { externalId: 'c-a1' } }];
+    const call = (
+      user: 'alice' | 'bob' | 'vera' | 'gina' | 'nora',
+      scope: Scope,
+      linked: boolean,
+      p = pairs,
+    ) =>
+      env.as[user].gql(linked ? LINK : UNLINK, {
+        input: { ...scope, type: 'PROJECT_CONTACT', source, pairs: p },
+      });
+    const field = (linked: boolean) => (linked ? 'linkRecords' : 'unlinkRecords');
+    for (const [user, linked] of [
+      ['alice', true],
+      ['bob', false],
+      ['gina', true],
+    ] as const) {
+      const r = await call(user, A1, linked);
+      expect(r.body.data[field(linked)].results[0].outcome, user).toBe(linked ? 'CREATED' : 'DELETED');
+    }
+    expect(await linkedIds(env, 'project_contacts', in1.project, A.id)).toEqual([in1.contact]);
+    const a2pairs = [{ from: { externalId: 'p-a2' }, to: { externalId: 'c-a2' } }];
+    for (const [user, scope, p, code] of [
+      ['vera', A1, pairs, 'FORBIDDEN'],
+      ['nora', A1, pairs, 'NOT_FOUND'],
+      ['gina', A2, a2pairs, 'NOT_FOUND'],
+    ] as const) {
+      const r = await call(user, scope, false, p);
+      expect(r.body.errors[0].extensions.code, user).toBe(code);
+      const l = await call(user, scope, true, p);
+      expect(l.body.errors[0].extensions.code, user).toBe(code);
+    }
+    expect(await linkedIds(env, 'project_contacts', in1.project, A.id)).toEqual([in1.contact]);
+    expect(await linkedIds(env, 'project_contacts', in2.project, A.id)).toEqual([]);
+  });
+});

@@ -331,6 +331,9 @@ describe('bulk upsert by external id', () => {
     expect(member.r.body.errors[0].extensions.code).toBe('FORBIDDEN');
     const viewer = await upsert(env.as.vera, 'project', scope, [{ externalId: 'v', properties: name('v') }]);
     expect(viewer.r.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    // The refused calls wrote nothing.
+    expect(await countIn(env, 'parcels', scope.portfolioId)).toBe(2);
+    expect(await countIn(env, 'projects', scope.portfolioId)).toBe(0);
     // Members upsert projects and contacts.
     const ok = await upsert(env.as.bob, 'project', scope, [{ externalId: 'm1', properties: name('m') }]);
     expect(ok.p.results[0].outcome).toBe('CREATED');
@@ -372,6 +375,7 @@ describe('bulk upsert by external id', () => {
     const B = { orgId: env.demo.orgs.B.id, portfolioId: env.demo.orgs.B.portfolios.B1 };
     const foreign = await upsert(env.as.nora, 'project', scope, [{ externalId: 'a', properties: name('a') }]);
     expect(foreign.r.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(await countIn(env, 'projects', scope.portfolioId)).toBe(0);
     const mixed = await upsert(env.as.alice, 'project', { orgId: scope.orgId, portfolioId: B.portfolioId }, [
       { externalId: 'a', properties: name('a') },
     ]);
