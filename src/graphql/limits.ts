@@ -107,46 +107,92 @@ const mul = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.min(CEILING
 const tooComplex = (message: string) => rejection(new AppError('QUERY_TOO_COMPLEX', message));
 
 /**
- * The longest each introspection list can be in this schema (every field, argument and enum value,
- * deprecated ones included), so introspection costs what it could return.
+ * What each introspection list can hold in this schema (every field, argument and enum value,
+ * deprecated ones included), so introspection costs what it could return. `longest` is the longest
+ * list of each kind, sound anywhere: under `type { fields }` or `ofType` one type can come back
+ * many times. `total` is the sum over every parent of that kind, sound only where each parent is a
+ * distinct item (see DISTINCT_PARENT): under `__schema { types { fields } }` each type comes back
+ * once, so its fields together are the schema's fields, not the types times the longest list.
  */
-function introspectionListBounds(schema: GraphQLSchema): Map<string, number> {
+interface IntrospectionBounds {
+  longest: Map<string, number>;
+  total: Map<string, number>;
+}
+
+/**
+ * Introspection lists, each with the list its parent must come from for the list's items to be
+ * distinct items of the schema (null: the parent is the schema itself, one per `__schema`). Along
+ * such a path each type, field and directive comes back once, so a list sums to the schema's total.
+ * Types reached from a type (`interfaces`, `possibleTypes`, `ofType`) or from a field (`type`)
+ * repeat, so no path runs through them, and lists under them count the longest list.
+ */
+const DISTINCT_PARENT = new Map<string, string | null>([
+  ['__Schema.types', null],
+  ['__Schema.directives', null],
+  ['__Type.fields', '__Schema.types'],
+  ['__Type.interfaces', '__Schema.types'],
+  ['__Type.possibleTypes', '__Schema.types'],
+  ['__Type.enumValues', '__Schema.types'],
+  ['__Type.inputFields', '__Schema.types'],
+  ['__Field.args', '__Type.fields'],
+  ['__Directive.args', '__Schema.directives'],
+  ['__Directive.locations', '__Schema.directives'],
+]);
+/**
+ * The lists that are some other list's distinct parent, by the type of their items: a fragment on
+ * one of these types is also counted as if spread under its list (see Tally.distinct).
+ */
+const DISTINCT_LIST_OF = new Map([
+  ['__Type', '__Schema.types'],
+  ['__Field', '__Type.fields'],
+  ['__Directive', '__Schema.directives'],
+]);
+const DISTINCT_PARENTS = new Set(DISTINCT_LIST_OF.values());
+
+function introspectionBounds(schema: GraphQLSchema): IntrospectionBounds {
   const types = Object.values(schema.getTypeMap());
-  let fields = 0;
-  let args = 0;
-  let interfaces = 0;
-  let possible = 0;
-  let enumValues = 0;
-  let inputFields = 0;
+  const longest = new Map<string, number>();
+  const total = new Map<string, number>();
+  const count = (key: string, n: number) => {
+    longest.set(key, Math.max(longest.get(key) ?? 0, n));
+    total.set(key, (total.get(key) ?? 0) + n);
+  };
+  for (const key of DISTINCT_PARENT.keys()) count(key, 0);
+  count('__Schema.types', types.length);
   for (const t of types) {
     if (isObjectType(t) || isInterfaceType(t)) {
       const fs = Object.values(t.getFields());
-      fields = Math.max(fields, fs.length);
-      for (const f of fs) args = Math.max(args, f.args.length);
-      interfaces = Math.max(interfaces, t.getInterfaces().length);
+      count('__Type.fields', fs.length);
+      for (const f of fs) count('__Field.args', f.args.length);
+      count('__Type.interfaces', t.getInterfaces().length);
     }
-    if (isEnumType(t)) enumValues = Math.max(enumValues, t.getValues().length);
-    if (isInputObjectType(t)) inputFields = Math.max(inputFields, Object.keys(t.getFields()).length);
-    if (isAbstractType(t)) possible = Math.max(possible, schema.getPossibleTypes(t).length);
+    if (isEnumType(t)) count('__Type.enumValues', t.getValues().length);
+    if (isInputObjectType(t)) count('__Type.inputFields', Object.keys(t.getFields()).length);
+    if (isAbstractType(t)) count('__Type.possibleTypes', schema.getPossibleTypes(t).length);
   }
   const directives = schema.getDirectives();
-  const directiveArgs = Math.max(0, ...directives.map((d) => d.args.length));
-  const locations = Math.max(0, ...directives.map((d) => d.locations.length));
-  return new Map([
-    ['__Schema.types', types.length],
-    ['__Schema.directives', directives.length],
-    ['__Type.fields', fields],
-    ['__Type.interfaces', interfaces],
-    ['__Type.possibleTypes', possible],
-    ['__Type.enumValues', enumValues],
-    ['__Type.inputFields', inputFields],
-    ['__Field.args', args],
-    ['__Directive.args', directiveArgs],
-    ['__Directive.locations', locations],
-  ]);
+  count('__Schema.directives', directives.length);
+  for (const d of directives) {
+    count('__Directive.args', d.args.length);
+    count('__Directive.locations', d.locations.length);
+  }
+  return { longest, total };
 }
 
-const boundsBySchema = new WeakMap<GraphQLSchema, Map<string, number>>();
+/** Where a selection set is walked: what its nodes are counted at. */
+interface Context {
+  /** How many times the selection set can appear in the response. */
+  multiplier: number;
+  /** Under a connection: the multiplier above its page, which its aggregates are counted at. */
+  perList?: number;
+  /**
+   * Under a list of DISTINCT_PARENTS reached along distinct parents: the list's key, and the
+   * multiplier above the first list of that path, which the path's totals are counted at.
+   */
+  distinct?: { list: string; base: number };
+}
+
+const boundsBySchema = new WeakMap<GraphQLSchema, IntrospectionBounds>();
 
 function isListField(field: GraphQLField<unknown, unknown>): boolean {
   const t = isNonNullType(field.type) ? field.type.ofType : field.type;
@@ -167,6 +213,12 @@ function isConnection(field: GraphQLField<unknown, unknown>): boolean {
 interface Tally {
   depth: number;
   cost: number;
+  /**
+   * A fragment on the items of a distinct list (`fragment FullType on __Type`): its cost where it is
+   * spread under that list along distinct parents (`__schema { types { ...FullType } }`), at base 1.
+   * The walk counts it beside `cost`, so a fragment is still walked once.
+   */
+  distinct?: { list: string; cost: number };
   aliases: number;
   fields: number;
   /** Fields at the top of the selection set walked (the operation's root fields). */
@@ -249,7 +301,7 @@ export function measureOperation(
 ): OperationMeasure {
   let bounds = boundsBySchema.get(schema);
   if (!bounds) {
-    bounds = introspectionListBounds(schema);
+    bounds = introspectionBounds(schema);
     boundsBySchema.set(schema, bounds);
   }
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -278,15 +330,19 @@ export function measureOperation(
     return sizes.length ? Math.max(0, ...sizes) : DEFAULT_PAGE_SIZE;
   };
 
+  /**
+   * Walks a selection set once, counting its nodes in each context at once (a fragment on the items
+   * of a distinct list has two: spread anywhere, and spread under that list); `costs[i]` grows by
+   * the nodes counted in `contexts[i]`.
+   */
   const walk = (
     set: SelectionSetNode,
     parent: GraphQLNamedType | undefined,
     depth: number,
-    multiplier: number,
     top: boolean,
     t: Tally,
-    /** Under a connection: the multiplier above its page, which its aggregates are counted at. */
-    perList?: number,
+    contexts: readonly Context[],
+    costs: number[],
   ) => {
     for (const sel of set.selections) {
       step();
@@ -301,6 +357,7 @@ export function measureOperation(
         if (!introspection && name !== '__typename') t.depth = Math.max(t.depth, depth);
         // Connections and introspection lists hold many items each: those items are the nodes counted.
         let items: number | undefined;
+        let introspectionList: string | undefined;
         if (isConnection(def)) items = pageSize(def, sel);
         // A vector tile is no page, but it draws up to this many records: its bound is its cost.
         else if (getNamedType(def.type).name === 'VectorTile') items = MAX_TILE_FEATURES;
@@ -308,23 +365,40 @@ export function measureOperation(
         // nodes, once per list, not per item of its page.
         else if (getNamedType(def.type).name === 'RecordAggregates') items = 1;
         else if (getNamedType(def.type).name === 'AggregateGroups') items = pageSize(def, sel);
-        else if (introspection && isListField(def))
-          items = bounds.get(`${parent.name}.${name}`) ?? bounds.get('__Schema.types')!;
+        else if (introspection && isListField(def)) {
+          introspectionList = `${parent.name}.${name}`;
+          items = bounds.longest.get(introspectionList) ?? bounds.longest.get('__Schema.types')!;
+        }
         const perItem = /^(?:RecordAggregates|AggregateGroups)$/.test(getNamedType(def.type).name);
-        const above = perItem && perList !== undefined ? perList : multiplier;
-        const inner = items === undefined ? multiplier : mul(above, items);
-        if (items !== undefined) t.cost = add(t.cost, inner);
-        const list = isConnection(def) ? multiplier : undefined;
+        const from = introspectionList === undefined ? undefined : DISTINCT_PARENT.get(introspectionList);
+        const inner = contexts.map((ctx, i): Context => {
+          if (from === null || (from !== undefined && ctx.distinct?.list === from)) {
+            // Each parent is a distinct item, so this list across all of them holds the schema's
+            // total, once per base: not the parents times the longest list.
+            const base = from === null ? ctx.multiplier : ctx.distinct!.base;
+            const list = introspectionList!;
+            const multiplier = mul(base, bounds.total.get(list)!);
+            costs[i] = add(costs[i], multiplier);
+            return { multiplier, distinct: DISTINCT_PARENTS.has(list) ? { list, base } : undefined };
+          }
+          const above = perItem && ctx.perList !== undefined ? ctx.perList : ctx.multiplier;
+          const multiplier = items === undefined ? ctx.multiplier : mul(above, items);
+          if (items !== undefined) costs[i] = add(costs[i], multiplier);
+          return { multiplier, perList: isConnection(def) ? ctx.multiplier : undefined };
+        });
         if (sel.selectionSet)
-          walk(sel.selectionSet, getNamedType(def.type), depth + 1, inner, false, t, list);
+          walk(sel.selectionSet, getNamedType(def.type), depth + 1, false, t, inner, costs);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         const type = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent;
-        walk(sel.selectionSet, type, depth, multiplier, top, t, perList);
+        walk(sel.selectionSet, type, depth, top, t, contexts, costs);
       } else {
         const f = tallies.get(sel.name.value);
         if (!f) continue; // unknown, or part of a cycle: validation refuses both
         if (f.depth) t.depth = Math.max(t.depth, depth - 1 + f.depth);
-        t.cost = add(t.cost, mul(multiplier, f.cost));
+        contexts.forEach((ctx, i) => {
+          const d = ctx.distinct && f.distinct?.list === ctx.distinct.list ? ctx.distinct : undefined;
+          costs[i] = add(costs[i], d ? mul(d.base, f.distinct!.cost) : mul(ctx.multiplier, f.cost));
+        });
         t.aliases = add(t.aliases, f.aliases);
         t.fields = add(t.fields, f.fields);
         if (top) t.topFields = add(t.topFields, f.topFields);
@@ -335,14 +409,23 @@ export function measureOperation(
   for (const name of dependencyOrder(fragments)) {
     const f = fragments.get(name)!;
     const t = zero();
-    walk(f.selectionSet, schema.getType(f.typeCondition.name.value), 1, 1, true, t);
+    const list = DISTINCT_LIST_OF.get(f.typeCondition.name.value);
+    const contexts: Context[] = [{ multiplier: 1 }];
+    // Spread under its list at base 1, the fragment's selections stand for each item of that list.
+    if (list) contexts.push({ multiplier: bounds.total.get(list)!, distinct: { list, base: 1 } });
+    const costs = contexts.map(() => 0);
+    walk(f.selectionSet, schema.getType(f.typeCondition.name.value), 1, true, t, contexts, costs);
+    t.cost = costs[0];
+    if (list) t.distinct = { list, cost: costs[1] };
     tallies.set(name, t);
   }
   const t = zero();
-  walk(op.selectionSet, schema.getRootType(op.operation) ?? undefined, 1, 1, true, t);
+  const costs = [0];
+  const root = schema.getRootType(op.operation) ?? undefined;
+  walk(op.selectionSet, root, 1, true, t, [{ multiplier: 1 }], costs);
   return {
     depth: t.depth,
-    cost: t.cost,
+    cost: costs[0],
     aliases: t.aliases,
     rootFields: t.topFields,
     fields: t.fields,

@@ -1,4 +1,13 @@
-import { buildSchema, GraphQLError, getIntrospectionQuery, getOperationAST, parse, visit } from 'graphql';
+import {
+  buildSchema,
+  GraphQLError,
+  getIntrospectionQuery,
+  getOperationAST,
+  isInterfaceType,
+  isObjectType,
+  parse,
+  visit,
+} from 'graphql';
 import { describe, expect, test } from 'vitest';
 import {
   DEFAULT_LIMITS,
@@ -102,7 +111,7 @@ describe('cost: the nodes the response could hold', () => {
     expect(m.aliases).toBe(2);
   });
 
-  test('introspection lists count the longest list of their kind in this schema', () => {
+  test("GraphiQL's introspection query is well inside the cost limit, and not heavy", () => {
     const types = Object.keys(schema.getTypeMap()).length;
     const m = measure('{ __schema { types { name } } }');
     expect(m.cost).toBe(types);
@@ -110,6 +119,8 @@ describe('cost: the nodes the response could hold', () => {
     const full = measure(getIntrospectionQuery());
     expect(full.cost).toBeGreaterThan(types);
     expect(full.cost).toBeLessThan(HEAVY_GRAPHQL_COST);
+    // Its fragments on __Type are counted under types and anywhere else in one walk each.
+    expect(full.steps).toBe(selections(getIntrospectionQuery()));
     expect(() =>
       enforceLimits(
         DEFAULT_LIMITS,
@@ -131,6 +142,88 @@ describe('cost: the nodes the response could hold', () => {
     const m2 = measure(doc.replace('first: 0', 'first: 1'));
     expect(Number.isFinite(m2.cost)).toBe(true);
     expect(m2.cost).toBeGreaterThan(DEFAULT_LIMITS.maxCost);
+  });
+});
+
+describe('cost of introspection', () => {
+  /** The schema's own counts, independent of the walk: totals and longest lists of each kind. */
+  const types = Object.values(schema.getTypeMap());
+  const withFields = types.filter((t) => isObjectType(t) || isInterfaceType(t));
+  const fieldLists = withFields.map((t) => Object.values(t.getFields()));
+  const totalFields = fieldLists.reduce((n, fs) => n + fs.length, 0);
+  const totalArgs = fieldLists.flat().reduce((n, f) => n + f.args.length, 0);
+  const longestFields = Math.max(...fieldLists.map((fs) => fs.length));
+  const longestArgs = Math.max(...fieldLists.flat().map((f) => f.args.length));
+  const totalInterfaces = withFields.reduce((n, t) => n + t.getInterfaces().length, 0);
+  const directives = schema.getDirectives();
+
+  test('under __schema { types } each type comes once: its fields and their args are the totals', () => {
+    const exact = types.length + totalFields + totalArgs;
+    expect(measure('{ __schema { types { fields { args { name } } } } }').cost).toBe(exact);
+    // The same written through fragments, as GraphiQL writes it, and through an inline fragment.
+    expect(
+      measure(
+        '{ __schema { types { ...T } } } fragment T on __Type { fields { ...F } } fragment F on __Field { args { name } }',
+      ).cost,
+    ).toBe(exact);
+    expect(measure('{ __schema { types { ... on __Type { fields { args { name } } } } } }').cost).toBe(exact);
+    // Multiplying the longest lists would have counted far more than the schema holds.
+    expect(exact).toBeLessThan(types.length * longestFields * longestArgs);
+  });
+
+  test('under __schema { directives } each directive comes once: their args are the total', () => {
+    const args = directives.reduce((n, d) => n + d.args.length, 0);
+    const locations = directives.reduce((n, d) => n + d.locations.length, 0);
+    expect(measure('{ __schema { directives { args { name } locations } } }').cost).toBe(
+      directives.length + args + locations,
+    );
+  });
+
+  test('the totals count once per __schema, aliases and fragment spreads included', () => {
+    const one = measure('{ __schema { types { fields { name } } } }').cost;
+    expect(one).toBe(types.length + totalFields);
+    expect(
+      measure('{ a: __schema { types { fields { name } } } b: __schema { types { fields { name } } } }').cost,
+    ).toBe(2 * one);
+    expect(
+      measure('{ __schema { types { ...T ...T } } } fragment T on __Type { fields { name } }').cost,
+    ).toBe(types.length + 2 * totalFields);
+  });
+
+  test('a fragment on __Type spread where types repeat is bounded by the longest lists', () => {
+    // Under ofType and __type(name:), a type is no distinct item of the schema's list of types.
+    expect(measure('{ __type(name: "Query") { ...T } } fragment T on __Type { fields { name } }').cost).toBe(
+      longestFields,
+    );
+    expect(
+      measure('{ __schema { types { ofType { ...T } } } } fragment T on __Type { fields { name } }').cost,
+    ).toBe(types.length + types.length * longestFields);
+  });
+
+  test('a repeated nesting through type { fields } is still bounded by the longest lists', () => {
+    // A field's type can be any type, the same one for many fields: from there on, maxima multiply.
+    expect(measure('{ __schema { types { fields { type { fields { name } } } } } }').cost).toBe(
+      types.length + totalFields + totalFields * longestFields,
+    );
+    expect(measure('{ __type(name: "Query") { fields { type { fields { args { name } } } } } }').cost).toBe(
+      longestFields + longestFields ** 2 + longestFields ** 2 * longestArgs,
+    );
+    // interfaces repeat types too: fields under them multiply the longest list.
+    expect(measure('{ __schema { types { interfaces { fields { name } } } } }').cost).toBe(
+      types.length + totalInterfaces + totalInterfaces * longestFields,
+    );
+  });
+
+  test('a query that tries to blow introspection up is refused', () => {
+    const deep =
+      '{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }';
+    expect(measure(deep).cost).toBeGreaterThan(totalFields * longestFields ** 3);
+    expect(refusal(deep)).toMatch(/could return \d+ nodes.*the limit is 100000/);
+    // A fragment on __Type gets the totals only where its types are distinct: spread under
+    // interfaces and possibleTypes, whose types repeat, it multiplies the longest lists.
+    const spread =
+      '{ __schema { types { ...L1 } } } fragment L1 on __Type { interfaces { ...L2 } possibleTypes { ...L2 } } fragment L2 on __Type { fields { type { fields { args { name } } } } }';
+    expect(refusal(spread)).toMatch(/could return \d+ nodes.*the limit is 100000/);
   });
 });
 
