@@ -7,7 +7,7 @@
  *   3. adds FILTER_SCENARIOS to SCENARIOS, with the context extended by `sortCursor`.
  * Plans of the same three shapes are checked on every test run by test/filters-plan.test.ts.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB } from '../src/db/types.js';
 import { sortIndexSql } from '../src/modules/records/index.js';
 import { schemasByKeys } from '../src/modules/schema/index.js';
@@ -107,3 +107,38 @@ export const FILTER_SCENARIOS: Scenario[] = [
     },
   },
 ];
+
+/**
+ * The parcel grid cases of issue 41's "grids at county scale", measured by `npm run bench -- --grids`
+ * (bench/grids.ts): each `first: 50` with `totalCount` and `totalCountIsEstimate` on the first
+ * portfolio's parcels (100,000 at scale 1). The sort case relies on the operator-made sort index of
+ * `acreage` (gridSortIndexes), created once per dataset as sortIndexes does for f2.
+ */
+export const GRID_QUERY = `query Grid($orgId: ID!, $portfolioId: ID!, $filter: RecordFilter,
+  $orderBy: [RecordOrder!], $search: String) {
+  organization(id: $orgId) { portfolio(id: $portfolioId) {
+    parcels(first: 50, filter: $filter, orderBy: $orderBy, search: $search) {
+      totalCount totalCountIsEstimate edges { cursor node { id properties } } pageInfo { hasNextPage endCursor }
+    } } } }`;
+
+export const GRID_CASES: { id: string; title: string; variables: Record<string, unknown> }[] = [
+  { id: 'plain', title: 'plain page', variables: {} },
+  { id: 'search', title: 'search "county" (matches every parcel)', variables: { search: 'county' } },
+  {
+    id: 'number',
+    title: 'number filter: acreage >= 600',
+    variables: { filter: { property: { id: 'acreage', number: { gte: 600 } } } },
+  },
+  {
+    id: 'sort',
+    title: 'sort by acreage DESC',
+    variables: { orderBy: [{ property: 'acreage', direction: 'DESC' }] },
+  },
+];
+
+/** Seed-time DDL: the two expression indexes of `acreage` on parcels, for the bench org. */
+export async function gridSortIndexes(db: Kysely<DB>, orgId: string): Promise<void> {
+  const [schema] = await schemasByKeys(db, [{ orgId, kind: 'parcel' }]);
+  for (const ddl of sortIndexSql('parcels', schema, 'acreage')) await ddl.execute(db);
+  await sql`analyze parcels`.execute(db);
+}

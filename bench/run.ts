@@ -87,6 +87,9 @@ const HELP = `npm run bench -- [options]
                        bench/aggregates.ts): acres summed by parcel status over the first portfolio,
                        one request at a time, against the gateway's own statement run raw, in
                        alternating --rounds (default 3) of --heavy-requests requests (default 12)
+  --grids              instead of the scenarios above: issue 41's grid goal (Postgres only;
+                       bench/grids.ts): a parcel page of 50 with totalCount, plain, searched, under a
+                       number filter and sorted by a number, --heavy-requests (12) requests each
   --maps               instead of the scenarios above: issue 39's map targets (Postgres only;
                        bench/maps.ts): a bbox of about 1,000 parcels (GeoJSON and GraphQL), a z14
                        tile, the tile covering the whole portfolio, a z10 tile, one request at a
@@ -133,6 +136,7 @@ async function main() {
       tracing: { type: 'boolean', default: false },
       changes: { type: 'boolean', default: false },
       aggregates: { type: 'boolean', default: false },
+      grids: { type: 'boolean', default: false },
       maps: { type: 'boolean', default: false },
       sync: { type: 'boolean', default: false },
       'sync-records': { type: 'string' },
@@ -243,6 +247,14 @@ async function main() {
     return;
   }
   // Loaded only when asked for.
+  if (v.grids)
+    return (await import('./grids.js')).gridsCommand(
+      o,
+      v['heavy-requests'] === undefined ? 12 : o.heavyRequestsPerConnection,
+      resultsDir,
+      v.label,
+      !v['no-write'],
+    );
   if (v.aggregates)
     return (await import('./aggregates.js')).aggregatesCommand(
       o,

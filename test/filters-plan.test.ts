@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Context } from '../src/context.js';
+import type { DB } from '../src/db/types.js';
 import { createPortfolio } from '../src/modules/org/repository.js';
-import { compileListQuery, type QueryArgs } from '../src/modules/records/filter.js';
+import { compileListQuery, type QueryArgs, type RecordQuery } from '../src/modules/records/filter.js';
 import { sortIndexSql } from '../src/modules/records/order.js';
-import { bulkInsertRecords } from '../src/modules/records/repository.js';
+import {
+  bulkInsertRecords,
+  COUNT_SAMPLE,
+  countsFor,
+  EXACT_COUNT_LIMIT,
+  type ListCount,
+} from '../src/modules/records/repository.js';
 import { schemasByKeys } from '../src/modules/schema/repository.js';
 import { onCitus } from './helpers/citus.js';
 import { backend } from './helpers/database.js';
@@ -20,6 +27,31 @@ import { capturePageStatement, explainNodes, type PlanNode } from './helpers/pla
 const N = 5000;
 const NAMES = ['ada', 'bea', 'cy', 'dov', 'eli', 'fay', 'gus', 'hal', 'ivy', 'jo', 'kai', 'lu', 'mo', 'ned'];
 
+/** Runs `countsFor` on one portfolio list and returns its counts and the statements it sent. */
+async function captureCounts(db: Kysely<DB>, query: RecordQuery) {
+  const sent: CompiledQuery[] = [];
+  const exec = db.getExecutor();
+  const spy = new Proxy(exec, {
+    get(target, prop) {
+      if (prop === 'executeQuery')
+        return (q: CompiledQuery) => {
+          sent.push(q);
+          return target.executeQuery(q);
+        };
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const counts: ListCount[] = await countsFor(
+    { getExecutor: () => spy } as unknown as Kysely<DB>,
+    'portfolio-parcels',
+    [{ orgId: current.org, parentId: current.pf }],
+    query,
+  );
+  return { counts, sent };
+}
+const current = { org: '', pf: '' };
+
 const summary = (nodes: PlanNode[]) =>
   nodes
     .filter((n) => n['Relation Name'] || n['Index Name'])
@@ -32,6 +64,7 @@ describe.skipIf(onCitus)(`plans (${backend})`, () => {
     const db = env.database.db;
     const org = env.demo.orgs.A.id;
     const pf = (await createPortfolio(db, org, 'Plans')).id;
+    Object.assign(current, { org, pf });
     await bulkInsertRecords(
       db,
       'parcel',
@@ -137,6 +170,45 @@ describe.skipIf(onCitus)(`plans (${backend})`, () => {
       n: number;
     }>`select count(*)::int as n from pg_extension where extname = 'pg_trgm'`.execute(db);
     if (trgm.rows[0].n) expect(report.search).toContain('parcels_search_trgm');
+
+    // 4. a narrow number range (about 1 in 100): the sort index's `_hi` half serves it, for the
+    // page and for its count, since the range compiles over the very sort key (filter.ts).
+    const range: QueryArgs = { filter: { property: { id: 'acreage', number: { gte: 990 } } } };
+    const narrow = await page(range);
+    expect(narrow.pages[0]).toHaveLength(11);
+    nodes = await explainNodes(env.database, narrow.query);
+    report.numberRange = summary(nodes);
+    expect(report.numberRange).toContain('parcels_sort_acreage_hi_idx');
+    const rangeCount = await captureCounts(db, await compileListQuery(ctx, 'parcel', org, range));
+    expect(rangeCount.counts).toEqual([{ count: N / 100, estimate: false }]);
+    expect(rangeCount.sent).toHaveLength(1);
+    nodes = await explainNodes(env.database, rangeCount.sent[0]);
+    report.numberRangeCount = summary(nodes);
+    expect(report.numberRangeCount).toContain('parcels_sort_acreage_hi_idx');
+
+    // 5. a search every parcel matches (each owner_email holds "example.org"): the page walks the
+    // page index for its first rows instead of sorting every match, and the count stops at the
+    // exact-count limit, then samples: an estimate, flagged, read from a bounded number of rows.
+    const common = await page({ search: 'EXAMPLE.ORG' });
+    expect(common.pages[0]).toHaveLength(11);
+    nodes = await explainNodes(env.database, common.query);
+    report.commonSearch = summary(nodes);
+    const rowsRead = Math.max(...nodes.map((n) => n['Actual Rows'] ?? 0));
+    expect(rowsRead, report.commonSearch).toBeLessThan(N / 10);
+    const commonCount = await captureCounts(
+      db,
+      await compileListQuery(ctx, 'parcel', org, { search: 'example.org' }),
+    );
+    expect(commonCount.counts).toEqual([{ count: N, estimate: true }]);
+    // The capped count (the sample and the list's size follow): its scan stops at the limit.
+    expect(commonCount.sent).toHaveLength(3);
+    nodes = await explainNodes(env.database, commonCount.sent[0]);
+    report.commonCount = summary(nodes);
+    const counted = Math.max(...nodes.filter((n) => n['Relation Name']).map((n) => n['Actual Rows'] ?? 0));
+    expect(counted, report.commonCount).toBe(EXACT_COUNT_LIMIT + 1);
+    nodes = await explainNodes(env.database, commonCount.sent[1]);
+    report.commonSample = summary(nodes);
+    expect(nodes.find((n) => n['Node Type'] === 'Limit')?.['Actual Rows']).toBe(COUNT_SAMPLE);
     console.log(`plans on ${backend}:`, JSON.stringify(report, null, 2));
   });
 });

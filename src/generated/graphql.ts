@@ -444,6 +444,8 @@ export type ContactConnection = {
   pageInfo: PageInfo;
   /** How many contacts the list holds under the filter and search; computed only when asked for. */
   totalCount: Scalars['Int']['output'];
+  /** True when totalCount is an estimate: under a filter or search, more than 1,000 contacts match and the count is extrapolated from a sample of the list (docs/graphql.md#totalcount-at-county-scale). Without a filter or search the count is always exact. */
+  totalCountIsEstimate: Scalars['Boolean']['output'];
 };
 
 
@@ -1688,6 +1690,8 @@ export type ParcelConnection = {
   pageInfo: PageInfo;
   /** How many parcels the list holds under the filter and search; computed only when asked for. */
   totalCount: Scalars['Int']['output'];
+  /** True when totalCount is an estimate: under a filter or search, more than 1,000 parcels match and the count is extrapolated from a sample of the list (docs/graphql.md#totalcount-at-county-scale). Without a filter or search the count is always exact. */
+  totalCountIsEstimate: Scalars['Boolean']['output'];
 };
 
 
@@ -2010,6 +2014,8 @@ export type ProjectConnection = {
   pageInfo: PageInfo;
   /** How many projects the list holds under the filter and search; computed only when asked for. */
   totalCount: Scalars['Int']['output'];
+  /** True when totalCount is an estimate: under a filter or search, more than 1,000 projects match and the count is extrapolated from a sample of the list (docs/graphql.md#totalcount-at-county-scale). Without a filter or search the count is always exact. */
+  totalCountIsEstimate: Scalars['Boolean']['output'];
 };
 
 
@@ -3517,6 +3523,7 @@ export type ContactConnectionResolvers<ContextType = Context, ParentType extends
   nodes?: Resolver<Array<ResolversTypes['Contact']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountIsEstimate?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export type ContactEdgeResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ContactEdge'] = ResolversParentTypes['ContactEdge']> = ResolversObject<{
@@ -3730,6 +3737,7 @@ export type ParcelConnectionResolvers<ContextType = Context, ParentType extends 
   nodes?: Resolver<Array<ResolversTypes['Parcel']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountIsEstimate?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export type ParcelContactPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ParcelContactPayload'] = ResolversParentTypes['ParcelContactPayload']> = ResolversObject<{
@@ -3801,6 +3809,7 @@ export type ProjectConnectionResolvers<ContextType = Context, ParentType extends
   nodes?: Resolver<Array<ResolversTypes['Project']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountIsEstimate?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export type ProjectContactPayloadResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ProjectContactPayload'] = ResolversParentTypes['ProjectContactPayload']> = ResolversObject<{

@@ -45,7 +45,7 @@ export interface ConnPlan extends ArgField {
 
 export type ConnField =
   | { key: string; kind: 'typename'; typename: string }
-  | { key: string; kind: 'totalCount' }
+  | { key: string; kind: 'totalCount' | 'totalCountIsEstimate' }
   | { key: string; kind: 'pageInfo'; fields: PageInfoField[] }
   | { key: string; kind: 'nodes'; node: NodePlan }
   | { key: string; kind: 'edges'; fields: EdgeField[] };
@@ -168,7 +168,7 @@ class Planner {
     for (const [k, ns] of this.collect(type, subSets(nodes))) {
       const f = ns[0].name.value;
       if (f === '__typename') fields.push({ key: k, kind: 'typename', typename: type.name });
-      else if (f === 'totalCount') fields.push({ key: k, kind: 'totalCount' });
+      else if (f === 'totalCount' || f === 'totalCountIsEstimate') fields.push({ key: k, kind: f });
       else if (f === 'pageInfo') fields.push({ key: k, kind: 'pageInfo', fields: this.pageInfo(type, ns) });
       else if (f === 'nodes')
         fields.push({ key: k, kind: 'nodes', node: this.node(this.objectType(type.getFields()[f]), ns) });

@@ -57,6 +57,8 @@ async function connections(
   const lists: unknown[][] = [];
   for (const f of plan.fields) {
     if (f.kind === 'totalCount') lists.push(await Promise.all(pages.map((c) => c.totalCount())));
+    else if (f.kind === 'totalCountIsEstimate')
+      lists.push(await Promise.all(pages.map(async (c) => (await c.totalCountIsEstimate?.()) ?? false)));
     else if (f.kind === 'nodes')
       lists.push(sliced(pages, await records(ctx, f.node, flatNodes(pages), vars)));
     else if (f.kind === 'edges') lists.push(sliced(pages, await edges(ctx, f.fields, pages, vars)));

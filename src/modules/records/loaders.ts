@@ -8,6 +8,7 @@ import {
   countsFor,
   type FacetCount,
   facetsFor,
+  type ListCount,
   type PageRequest,
   type PageRow,
   pagesFor,
@@ -135,7 +136,7 @@ export function createRecordLoaders(db: Kysely<DB>, orgIds: readonly string[]) {
       uncached,
     ),
     /** totalCount of a list under a query. */
-    count: new DataLoader<ListKey, number, string>(
+    count: new DataLoader<ListKey, ListCount, string>(
       tracedBatch(
         'records.count',
         groupedBatch(queryGroup, parentKey, (group) => countsFor(db, group[0].list, group, group[0].query)),

@@ -6,7 +6,7 @@ import { namesUsers, PROPERTY_TYPES, propertyType } from '../properties/index.js
 import { checkboxLabel, type GroupedArgs, listAggregates, listGroupedAggregates } from './aggregate.js';
 import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
-import type { PageRequest, PageRow } from './repository.js';
+import type { ListCount, PageRequest, PageRow } from './repository.js';
 import type {
   AggregatesModel,
   ConnectionModel,
@@ -223,7 +223,16 @@ class Connection implements ConnectionModel {
     this.of = of;
   }
 
-  totalCount(): Promise<number> {
+  async totalCount(): Promise<number> {
+    return (await this.counted()).count;
+  }
+
+  async totalCountIsEstimate(): Promise<boolean> {
+    return (await this.counted()).estimate;
+  }
+
+  /** Both count fields read the one loaded count. */
+  private counted(): Promise<ListCount> {
     const { ctx, list, orgId, parentId, query } = this.of;
     return ctx.loaders.count.load({ list, orgId, parentId, query });
   }

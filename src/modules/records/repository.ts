@@ -302,15 +302,46 @@ function keysetCondition(atoms: OrderAtom[], cols: RawBuilder<unknown>[]): RawBu
   return sql`(${sql.join(atoms.map(after), sql` or `)})`;
 }
 
-/** How many records each parent's list holds, in one statement. */
+/**
+ * A list's totalCount. Under a filter or search, `estimate` says the count was not counted row by
+ * row: more than EXACT_COUNT_LIMIT records match, and the number is extrapolated from a sample.
+ */
+export interface ListCount {
+  count: number;
+  estimate: boolean;
+}
+
+/**
+ * Above this many matches, a filtered or searched list's totalCount is an estimate (flagged in the
+ * answer): counting every match of a broad search over a county roll reads every row of it, on
+ * every keystroke, where the page itself stops after its first rows.
+ */
+export const EXACT_COUNT_LIMIT = 1000;
+
+/**
+ * How many of the list's records, taken in id order, an estimate tests the filter on. Ids are
+ * random (ids.ts), so their order owes nothing to creation time or to any value: a prefix of it is
+ * a uniform sample, unlike the first rows of the table or of the page order.
+ */
+export const COUNT_SAMPLE = 1000;
+
+/** How many records each parent's list holds, in one statement (two more when many match a filter). */
 export async function countsFor(
   db: Kysely<DB>,
   list: ListName,
   keys: readonly { orgId: string; parentId: string }[],
   query: RecordQuery = PLAIN_QUERY,
-) {
+): Promise<ListCount[]> {
   if (!keys.length) return [];
   if (query.where) return filteredCounts(db, list, keys, query);
+  return (await plainCounts(db, list, keys)).map((count) => ({ count, estimate: false }));
+}
+
+async function plainCounts(
+  db: Kysely<DB>,
+  list: ListName,
+  keys: readonly { orgId: string; parentId: string }[],
+): Promise<number[]> {
   const def = LISTS[list];
   const table = sql.table(def.linkTable ?? RECORD_TABLE[def.childKind]);
   const parentCol = sql.ref(def.parentCol);
@@ -326,19 +357,43 @@ export async function countsFor(
 export const parentValues = (keys: readonly { orgId: string; parentId: string }[]) =>
   sql.join(keys.map((k, i) => sql`(${i}::int, ${k.orgId}::text, ${k.parentId}::text)`));
 
+/**
+ * Counts matches up to EXACT_COUNT_LIMIT + 1 (the planner stops there, whichever index it walks).
+ * Lists with more are estimated: the list's exact size (an index-only count) times the share of
+ * the COUNT_SAMPLE records with the lowest ids that match. A list no larger than the sample is
+ * counted whole by the same statement, so its count stays exact.
+ */
 async function filteredCounts(
   db: Kysely<DB>,
   list: ListName,
   keys: readonly { orgId: string; parentId: string }[],
   query: RecordQuery,
-) {
+): Promise<ListCount[]> {
+  const org = oneOrg(keys);
   const { rows } = await sql<{ ord: number; n: number }>`
     select p.ord, x.n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
-    cross join lateral (select count(*)::int as n from ${listScope(list, query, oneOrg(keys)).from}) x`.execute(
-    db,
-  );
-  const out = keys.map(() => 0);
-  for (const r of rows) out[r.ord] = r.n;
+    cross join lateral (select count(*)::int as n from (select 1 from ${listScope(list, query, org).from}
+      limit ${EXACT_COUNT_LIMIT + 1}) m) x`.execute(db);
+  const out: ListCount[] = keys.map(() => ({ count: 0, estimate: false }));
+  for (const r of rows) out[r.ord] = { count: r.n, estimate: false };
+  const over = keys.flatMap((k, i) => (out[i].count > EXACT_COUNT_LIMIT ? [{ ...k, i }] : []));
+  if (!over.length) return out;
+  const plain = listScope(list, PLAIN_QUERY, org);
+  const { rows: sampled } = await sql<{ ord: number; seen: number; hits: number }>`
+    select p.ord, s.seen, s.hits from (values ${parentValues(over)}) as p(ord, org_id, parent_id)
+    cross join lateral (select count(*)::int as seen, count(*) filter (where ${query.where})::int as hits
+      from (select c.* from ${plain.from} order by ${plain.childId} limit ${COUNT_SAMPLE}) c) s`.execute(db);
+  const totals = await plainCounts(db, list, over);
+  for (const r of sampled) {
+    const { i } = over[r.ord];
+    const total = totals[r.ord];
+    if (r.seen >= total) out[i] = { count: r.hits, estimate: false };
+    else
+      out[i] = {
+        count: Math.min(total, Math.max(EXACT_COUNT_LIMIT + 1, Math.round((total * r.hits) / r.seen))),
+        estimate: true,
+      };
+  }
   return out;
 }
 

@@ -64,6 +64,7 @@ const page = (list: ListName) => (p: { orgId: string; id: string }, args: object
 const connection = {
   nodes: (c: { edges: { node: RecordModel }[] }) => c.edges.map((e) => e.node),
   totalCount: (c: { totalCount: () => Promise<number> }) => c.totalCount(),
+  totalCountIsEstimate: async (c: ConnectionModel) => (await c.totalCountIsEstimate?.()) ?? false,
   facets: (c: ConnectionModel, a: { propertyId: string }) => c.facets?.(a.propertyId) ?? [],
   aggregates: (c: ConnectionModel, _a: unknown, _ctx: Context, info: GraphQLResolveInfo) =>
     c.aggregates!(info),

@@ -52,6 +52,8 @@ export interface ConnectionModel {
   pageInfo: PageInfoModel;
   /** Computed only when a client asks for it. */
   totalCount: () => Promise<number>;
+  /** Whether totalCount is an estimate (repository.ts EXACT_COUNT_LIMIT); absent means exact. */
+  totalCountIsEstimate?: () => Promise<boolean>;
   /** Facet counts of one property under the list's filter; absent on lists that have none. */
   facets?: (propertyId: string) => Promise<FacetModel[]>;
   /** The aggregates its selection (`info`) asks for, under the list's filter (aggregate.ts). */
