@@ -132,6 +132,18 @@ describe('cost: the nodes the response could hold', () => {
     ).not.toThrow();
   });
 
+  test('a vector tile costs its bound on records, 20,000: five fit in one operation, six do not', () => {
+    const tiles = (n: number) =>
+      `{ node(id: "p") { ... on Portfolio { ${Array.from(
+        { length: n },
+        (_, i) => `t${i}: tile(layer: PARCELS, z: 0, x: 0, y: 0) { bytes }`,
+      ).join(' ')} } } }`;
+    expect(measure(tiles(1)).cost).toBe(20_000);
+    const five = op(tiles(5));
+    expect(() => enforceLimits(DEFAULT_LIMITS, schema, five.doc, five.op, {})).not.toThrow();
+    expect(refusal(tiles(6))).toMatch(/could return 120000 nodes/);
+  });
+
   test('counts stop at a ceiling, never Infinity or NaN, even under a zero page', () => {
     let doc = '{ project(id: "p") { contacts(first: 0) { nodes { ...F0 } } } }';
     for (let i = 0; i < 60; i++)
