@@ -111,11 +111,12 @@ describe('the cost and limit walk', () => {
     // 300 aliased introspections, as the attack sent them: refused by their aliases before parsing.
     const full = Array.from({ length: 300 }, (_, i) => `i${i}: __schema { types { name } }`).join(' ');
     refused(await alice.gql(`{ ${full} }`), 'QUERY_TOO_COMPLEX', /300 aliases.*the limit is 30/);
-    // Each introspection list counts the longest it can be in this schema, times the lists above
-    // it: 16 copies of types → fields → args are within the root-field and alias limits, not the cost.
+    // Under __schema { types } each type comes once, so its fields count the schema's total; a
+    // field's type repeats, so fields under it count the longest list, times the lists above it:
+    // 16 copies of types → fields → type → fields are within the root-field and alias limits, not the cost.
     const copies = Array.from(
       { length: 16 },
-      (_, i) => `i${i}: __schema { types { fields { args { name } } } }`,
+      (_, i) => `i${i}: __schema { types { fields { type { fields { name } } } } }`,
     );
     refused(await alice.gql(`{ ${copies.join(' ')} }`), 'QUERY_TOO_COMPLEX', /could return \d{6} nodes/);
     // GraphiQL's own introspection stays well within every limit.
