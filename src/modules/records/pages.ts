@@ -216,11 +216,13 @@ class Connection implements ConnectionModel {
   declare readonly edges: Edge[];
   declare readonly pageInfo: PageInfo;
   declare private readonly of: ListScope;
+  declare private counting: Promise<ListCount> | undefined;
 
   constructor(edges: Edge[], pageInfo: PageInfo, of: ListScope) {
     this.edges = edges;
     this.pageInfo = pageInfo;
     this.of = of;
+    this.counting = undefined;
   }
 
   async totalCount(): Promise<number> {
@@ -231,10 +233,11 @@ class Connection implements ConnectionModel {
     return (await this.counted()).estimate;
   }
 
-  /** Both count fields read the one loaded count. */
+  /** Both count fields read the one count: the count loader caches nothing, so it is kept here. */
   private counted(): Promise<ListCount> {
     const { ctx, list, orgId, parentId, query } = this.of;
-    return ctx.loaders.count.load({ list, orgId, parentId, query });
+    this.counting ??= ctx.loaders.count.load({ list, orgId, parentId, query });
+    return this.counting;
   }
 
   facets(propertyId: string): Promise<FacetModel[]> {

@@ -304,7 +304,7 @@ function keysetCondition(atoms: OrderAtom[], cols: RawBuilder<unknown>[]): RawBu
 
 /**
  * A list's totalCount. Under a filter or search, `estimate` says the count was not counted row by
- * row: more than EXACT_COUNT_LIMIT records match, and the number is extrapolated from a sample.
+ * row: more than EXACT_COUNT_LIMIT records match, and the number is extrapolated (filteredCounts).
  */
 export interface ListCount {
   count: number;
@@ -317,13 +317,6 @@ export interface ListCount {
  * every keystroke, where the page itself stops after its first rows.
  */
 export const EXACT_COUNT_LIMIT = 1000;
-
-/**
- * How many of the list's records, taken in id order, an estimate tests the filter on. Ids are
- * random (ids.ts), so their order owes nothing to creation time or to any value: a prefix of it is
- * a uniform sample, unlike the first rows of the table or of the page order.
- */
-export const COUNT_SAMPLE = 1000;
 
 /** How many records each parent's list holds, in one statement (two more when many match a filter). */
 export async function countsFor(
@@ -358,10 +351,12 @@ export const parentValues = (keys: readonly { orgId: string; parentId: string }[
   sql.join(keys.map((k, i) => sql`(${i}::int, ${k.orgId}::text, ${k.parentId}::text)`));
 
 /**
- * Counts matches up to EXACT_COUNT_LIMIT + 1 (the planner stops there, whichever index it walks).
- * Lists with more are estimated: the list's exact size (an index-only count) times the share of
- * the COUNT_SAMPLE records with the lowest ids that match. A list no larger than the sample is
- * counted whole by the same statement, so its count stays exact.
+ * Counts matches up to EXACT_COUNT_LIMIT + 1, in id order. Ids are random (ids.ts), so the first
+ * matches by id are a uniform sample that owes nothing to creation time, import order or any value.
+ * A list with more is estimated by inverse sampling: the (limit + 1)th match by id lies after `seen`
+ * of the list's records, so about limit / (seen - 1) of them match; times the list's size. Both
+ * sizes are index-only counts. The relative error is about 1 / sqrt(limit) whatever the share of
+ * matches, and when the last match is the list's last record the count is exact after all.
  */
 async function filteredCounts(
   db: Kysely<DB>,
@@ -370,29 +365,33 @@ async function filteredCounts(
   query: RecordQuery,
 ): Promise<ListCount[]> {
   const org = oneOrg(keys);
-  const { rows } = await sql<{ ord: number; n: number }>`
-    select p.ord, x.n from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
-    cross join lateral (select count(*)::int as n from (select 1 from ${listScope(list, query, org).from}
-      limit ${EXACT_COUNT_LIMIT + 1}) m) x`.execute(db);
+  const scope = listScope(list, query, org);
+  const { rows } = await sql<{ ord: number; n: number; last: string | null }>`
+    select p.ord, x.n, x.last from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
+    cross join lateral (select count(*)::int as n, max(m.id) as last from (select ${scope.childId} as id
+      from ${scope.from} order by ${scope.childId} limit ${EXACT_COUNT_LIMIT + 1}) m) x`.execute(db);
   const out: ListCount[] = keys.map(() => ({ count: 0, estimate: false }));
-  for (const r of rows) out[r.ord] = { count: r.n, estimate: false };
-  const over = keys.flatMap((k, i) => (out[i].count > EXACT_COUNT_LIMIT ? [{ ...k, i }] : []));
+  const over: { orgId: string; parentId: string; i: number; last: string }[] = [];
+  for (const r of rows) {
+    out[r.ord] = { count: r.n, estimate: false };
+    if (r.n > EXACT_COUNT_LIMIT && r.last !== null) over.push({ ...keys[r.ord], i: r.ord, last: r.last });
+  }
   if (!over.length) return out;
   const plain = listScope(list, PLAIN_QUERY, org);
-  const { rows: sampled } = await sql<{ ord: number; seen: number; hits: number }>`
-    select p.ord, s.seen, s.hits from (values ${parentValues(over)}) as p(ord, org_id, parent_id)
-    cross join lateral (select count(*)::int as seen, count(*) filter (where ${query.where})::int as hits
-      from (select c.* from ${plain.from} order by ${plain.childId} limit ${COUNT_SAMPLE}) c) s`.execute(db);
-  const totals = await plainCounts(db, list, over);
-  for (const r of sampled) {
+  const parents = sql.join(
+    over.map((k, i) => sql`(${i}::int, ${k.orgId}::text, ${k.parentId}::text, ${k.last}::text)`),
+  );
+  const { rows: sized } = await sql<{ ord: number; total: number; seen: number }>`
+    select p.ord, t.total, s.seen from (values ${parents}) as p(ord, org_id, parent_id, last)
+    cross join lateral (select count(*)::int as total from ${plain.from}) t
+    cross join lateral (select count(*)::int as seen from ${plain.from} and ${plain.childId} <= p.last) s`.execute(
+    db,
+  );
+  for (const r of sized) {
     const { i } = over[r.ord];
-    const total = totals[r.ord];
-    if (r.seen >= total) out[i] = { count: r.hits, estimate: false };
-    else
-      out[i] = {
-        count: Math.min(total, Math.max(EXACT_COUNT_LIMIT + 1, Math.round((total * r.hits) / r.seen))),
-        estimate: true,
-      };
+    if (r.seen >= r.total) continue; // every record was read: the count is exact
+    const estimated = Math.round((r.total * EXACT_COUNT_LIMIT) / (r.seen - 1));
+    out[i] = { count: Math.min(r.total, Math.max(EXACT_COUNT_LIMIT + 1, estimated)), estimate: true };
   }
   return out;
 }
