@@ -126,6 +126,24 @@ describe('totalCount at county scale', () => {
     }
   });
 
+  test('a map page says when its totalCount is an estimate too', async () => {
+    const key = seeded.demo.users.alice.apiKey;
+    const features = async (number: Record<string, unknown>) => {
+      const r = await client(planned, key).gql(
+        `query F($orgId: ID!, $portfolioId: ID!, $filter: RecordFilter) { organization(id: $orgId) {
+          portfolio(id: $portfolioId) { parcelFeatures(first: 2, filter: $filter) { totalCount totalCountIsEstimate } } } }`,
+        { ...scope, filter: { property: { id: 'acreage', number } } },
+      );
+      expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
+      return r.body.data.organization.portfolio.parcelFeatures;
+    };
+    expect(await features({ gte: 700 })).toEqual({
+      totalCount: matching((a) => a !== undefined && a >= 700),
+      totalCountIsEstimate: false,
+    });
+    expect((await features({ lt: 500 })).totalCountIsEstimate).toBe(true);
+  });
+
   test('number ranges answer as the straightforward computation does, missing values included', async () => {
     const cases: [Record<string, unknown>, (a: number) => boolean][] = [
       [{ gte: 900 }, (a) => a >= 900],

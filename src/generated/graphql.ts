@@ -736,6 +736,8 @@ export type FeatureCollection = {
   pageInfo: PageInfo;
   /** How many records match, over every page. */
   totalCount: Scalars['Int']['output'];
+  /** True when totalCount is an estimate, as on the record connections: under a filter with more than 1,000 matches (docs/graphql.md#totalcount-at-county-scale). */
+  totalCountIsEstimate: Scalars['Boolean']['output'];
   /** Always `FeatureCollection`. */
   type: Scalars['String']['output'];
 };
@@ -3601,6 +3603,7 @@ export type FeatureCollectionResolvers<ContextType = Context, ParentType extends
   features?: Resolver<Array<ResolversTypes['Feature']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountIsEstimate?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 

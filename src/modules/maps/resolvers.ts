@@ -15,5 +15,6 @@ export const mapResolvers: Resolvers = {
   },
   FeatureCollection: {
     totalCount: (c) => c.totalCount(),
+    totalCountIsEstimate: (c) => c.totalCountIsEstimate(),
   },
 };

@@ -74,6 +74,7 @@ export async function featurePage(
     }),
     pageInfo: page.pageInfo,
     totalCount: () => page.totalCount(),
+    totalCountIsEstimate: async () => (await page.totalCountIsEstimate?.()) ?? false,
   };
 }
 

@@ -19,6 +19,8 @@ export interface FeatureCollectionModel {
   pageInfo: ConnectionModel['pageInfo'];
   /** Computed only when a client asks for it. */
   totalCount: () => Promise<number>;
+  /** Whether totalCount is an estimate (the records module's rule). */
+  totalCountIsEstimate: () => Promise<boolean>;
 }
 
 /** One Mapbox Vector Tile of a layer. */
