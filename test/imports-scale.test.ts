@@ -26,8 +26,8 @@ async function sdgJson(...argv: string[]) {
   return { code, json: JSON.parse(out.at(-1) ?? 'null'), stderr: err.join('\n') };
 }
 
-/** A FeatureCollection of `n` tiny squares in a grid, each named. */
-function gridFile(n: number): string {
+/** A FeatureCollection of `n` tiny squares in a grid, each named (`prefix` and its index). */
+function gridFile(n: number, prefix = 'P'): string {
   const file = join(mkdtempSync(join(tmpdir(), 'sdg-scale-')), 'grid.geojson');
   const lines: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -37,7 +37,7 @@ function gridFile(n: number): string {
     lines.push(
       JSON.stringify({
         type: 'Feature',
-        properties: { name: `P${i}` },
+        properties: { apn: `APN-${i}`, name: `${prefix}${i}` },
         geometry: {
           type: 'Polygon',
           coordinates: [
@@ -94,4 +94,24 @@ test('17,000 parcels import and link to a project, each logged', async () => {
     .where('id', '=', project.id)
     .executeTakeFirstOrThrow();
   expect(p.location).not.toBeNull();
+});
+
+// A re-import by external id that changes every parcel of a large roll, in one transaction. With a
+// record lock per updated parcel (one lock-table slot each until commit) this fails on Postgres's
+// default lock table: "out of shared memory".
+test('17,000 parcels re-imported by external id, every one changed, update in one transaction', async () => {
+  const org = (await sdgJson('org', 'create', '--name', 'Scale Sync Org')).json;
+  const pf = (await sdgJson('portfolio', 'create', '--org', org.id, '--name', 'Scale')).json;
+  const n = 17_000;
+  const byId = ['--portfolio', pf.id, '--source', 'county', '--id-property', 'apn'];
+  const first = await sdgJson('parcels', 'import', gridFile(n), ...byId, '--declare-source');
+  expect(first.code, JSON.stringify(first.json)).toBe(0);
+  const logged = await count('change_log', org.id);
+  const again = await sdgJson('parcels', 'import', gridFile(n, 'Q'), ...byId);
+  expect(again.code, JSON.stringify(again.json)).toBe(0);
+  expect(again.json).toMatchObject({ count: 0, updated: n, unchanged: 0 });
+  expect((await count('change_log', org.id)) - logged).toBe(n);
+  const { rows } = await sql<{ n: string }>`select count(*) as n from parcels
+    where org_id = ${org.id} and properties -> 'name' ->> 'text' like 'Q%'`.execute(database.db);
+  expect(Number(rows[0].n)).toBe(n);
 });

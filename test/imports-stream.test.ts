@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../src/cli/main.js';
 import type { Database } from '../src/db/database.js';
-import { importParcels, insertBatch } from '../src/modules/imports/index.js';
+import { importParcels } from '../src/modules/imports/index.js';
 import { openTestDatabase, seededSnapshot } from './helpers/database.js';
 import { square } from './helpers/geo.js';
 import { serverStorage, sourceArgs } from './helpers/server-process.js';
@@ -151,7 +151,7 @@ describe('sdg parcels import reads three formats as streams', () => {
     const r = await sdg(['parcels', 'import', f, '--portfolio', 'pf_x', '--org', 'org_x']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /parcels import does not take --org \(it takes --portfolio, --project, --map, --format, --geometry-column\)/,
+      /parcels import does not take --org \(it takes --portfolio, --project, --map, --format, --geometry-column, --source, --id-property, --declare-source\)/,
     );
     const g = await sdg(['parcels', 'import', f, '--portfolio', 'pf_x', '--geometry-column', 'wkt']);
     expect(g.code).toBe(2);
@@ -337,27 +337,24 @@ describe('progress', () => {
   });
 });
 
-test('the write step is one swappable function, called once per batch of 1,000', async () => {
-  const { orgId, pf } = await newPortfolio('Swappable');
-  const sizes: number[] = [];
+test('the import writes through the sync service in calls of 1,000, as the API upserts', async () => {
+  const { orgId, pf } = await newPortfolio('Batches');
   const fs = Array.from({ length: 2300 }, (_, i) =>
     feature(square(-101 + (i % 50) * 0.001, 33 + Math.floor(i / 50) * 0.001, 0.0005), {}),
   );
+  const seen: number[] = [];
+  const logged = await count('change_log', orgId);
   const res = await importParcels(
     database.db,
     { type: 'FeatureCollection', features: fs },
-    {
-      orgId,
-      portfolioId: pf,
-      writeBatch: (tx, batch) => {
-        sizes.push(batch.records.length);
-        return insertBatch(tx, batch);
-      },
-    },
+    { orgId, portfolioId: pf, onProgress: (p) => seen.push(p.written) },
   );
-  expect(sizes).toEqual([1000, 1000, 300]);
-  expect(res.count).toBe(2300);
+  expect(seen).toEqual([1000, 2000, 2300]);
+  expect(res).toMatchObject({ count: 2300, updated: 0, unchanged: 0 });
+  expect(res.created).toHaveLength(2300);
   expect(await count('parcels', orgId)).toBe(2300);
+  // One create entry per parcel, as the API's upsert logs them.
+  expect((await count('change_log', orgId)) - logged).toBe(2300);
 });
 
 const snapshot = seededSnapshot();

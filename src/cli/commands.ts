@@ -10,6 +10,7 @@ import {
   type FeatureSource,
   formatOf,
   IMPORT_FORMATS,
+  type ImportOptions,
   type ImportProgress,
   importParcels,
   KNOWN_EXTENSIONS,
@@ -58,6 +59,9 @@ export interface Options {
   map?: string[];
   format?: string;
   'geometry-column'?: string;
+  source?: string;
+  'id-property'?: string;
+  'declare-source'?: boolean;
   url?: string;
   event?: string[];
   portfolios?: string;
@@ -325,7 +329,7 @@ const parcelsImport: Command = ({ values, rest }) => {
   const file = rest[0];
   if (!file)
     throw new UsageError(
-      'usage: sdg parcels import FILE --portfolio PF [--project PRJ] (FILE: .geojson, .ndjson/.geojsonl/.geojsons or .csv; - for standard input with --format)',
+      'usage: sdg parcels import FILE --portfolio PF [--project PRJ] [--source NAME --id-property KEY [--declare-source]] (FILE: .geojson, .ndjson/.geojsonl/.geojsons or .csv; - for standard input with --format)',
     );
   const { portfolio } = need(values, 'portfolio');
   const map: Record<string, string> = {};
@@ -354,15 +358,35 @@ const parcelsImport: Command = ({ values, rest }) => {
       throw new UsageError(`Cannot read ${file}: ${(e as Error).message}`);
     }
   }
+  const byId = values.source ?? values['id-property'];
+  if (byId !== undefined && (!values.source || !values['id-property']))
+    throw new UsageError(
+      '--source and --id-property go together: --source names the system the ids come from, --id-property the feature property that holds each id (for example --source county --id-property APN).',
+    );
+  if (values['declare-source'] && !values.source)
+    throw new UsageError('--declare-source declares the --source of the import; give --source too.');
+  const match = values.source
+    ? {
+        source: values.source,
+        idProperty: values['id-property']!,
+        declareSource: values['declare-source'] === true,
+      }
+    : undefined;
   const source = openFeatureSource(file, format, totalBytes, { geometryColumn: values['geometry-column'] });
-  return (c) => importFile(c, source, portfolio, map);
+  return (c) => importFile(c, source, portfolio, map, match);
 };
 
-async function importFile(c: Call, source: FeatureSource, portfolio: string, map: Record<string, string>) {
+async function importFile(
+  c: Call,
+  source: FeatureSource,
+  portfolio: string,
+  map: Record<string, string>,
+  match: ImportOptions['match'],
+) {
   const p = await requirePortfolio(c, portfolio);
   const { io } = c;
   const started = performance.now();
-  let last: ImportProgress = { read: 0, written: 0, problems: 0 };
+  let last: ImportProgress = { read: 0, written: 0, created: 0, updated: 0, unchanged: 0, problems: 0 };
   const view = (): ProgressView => ({
     ...last,
     bytesRead: source.bytesRead(),
@@ -382,6 +406,7 @@ async function importFile(c: Call, source: FeatureSource, portfolio: string, map
       portfolioId: p.id,
       projectId: c.values.project,
       map,
+      match,
       keepIds: c.json,
       onProgress: (progress) => {
         last = progress;
@@ -394,7 +419,12 @@ async function importFile(c: Call, source: FeatureSource, portfolio: string, map
   }
   summary(true);
   if (c.json) return io.out(JSON.stringify(res));
-  io.out(`Created ${res.count} parcels in ${p.id}${res.linkedTo ? `, linked to ${res.linkedTo}` : ''}.`);
+  const linked = res.linkedTo ? `, linked to ${res.linkedTo}` : '';
+  io.out(
+    match
+      ? `Parcels of ${p.id} by ${match.idProperty} in ${match.source}: ${res.count} created, ${res.updated} updated, ${res.unchanged} unchanged${linked}.`
+      : `Created ${res.count} parcels in ${p.id}${linked}.`,
+  );
   if (res.skippedKeys.length)
     io.out(
       `Skipped feature properties with no matching parcel property: ${res.skippedKeys.join(', ')} (use --map key=propertyId).`,

@@ -38,8 +38,10 @@ Commands:
                                             text/number/date property fast on large portfolios
   parcels import FILE --portfolio PF [--project PRJ] [--map featureKey=propertyId ...]
                  [--format geojson|ndjson|csv] [--geometry-column NAME]
-                                            create parcels from GeoJSON, newline-delimited GeoJSON
-                                            or CSV, streamed (sdg parcels import --help)
+                 [--source NAME --id-property KEY [--declare-source]]
+                                            create (or, by external id, update) parcels from GeoJSON,
+                                            newline-delimited GeoJSON or CSV, streamed
+                                            (sdg parcels import --help)
   webhook add --org ORG --url URL --event EVENT [--event EVENT ...] [--portfolios PF,PF]
                                             register a signed webhook endpoint (secret shown once)
   webhook list --org ORG                    list an organization's endpoints and their state
@@ -61,9 +63,10 @@ The URL's host is resolved and refused when any address is loopback, link-local 
 unless WEBHOOK_ALLOW_PRIVATE_TARGETS=1. The signing secret is printed once; keep it with the
 receiver, which checks the Sdg-Signature header with it (docs/changes.md shows how).`,
   'parcels import': `sdg parcels import FILE --portfolio PF [--project PRJ] [--map featureKey=propertyId ...]
-    [--format geojson|ndjson|csv] [--geometry-column NAME] [--json]
+    [--format geojson|ndjson|csv] [--geometry-column NAME]
+    [--source NAME --id-property KEY [--declare-source]] [--json]
 
-Creates one parcel per feature (Polygon or MultiPolygon). FILE is read as a stream, so it may be
+Creates one parcel per feature (Polygon or MultiPolygon); with --source, creates or updates. FILE is read as a stream, so it may be
 of any size; - reads standard input (then --format is needed). The format follows the file's ending:
   .geojson .json                   a GeoJSON FeatureCollection
   .ndjson .geojsonl .geojsons .jsonl
@@ -74,9 +77,16 @@ of any size; - reads standard input (then --format is needed). The format follow
                                    GeoJSON geometry; every other column is a feature property
 Feature properties are matched to the org's parcel properties by id, then by name
 (case-insensitive), then by --map. Select values may be option ids or option names; empty values
-are left unset. Parcels are checked and written 1,000 at a time in one transaction: on any problem
-nothing is imported, and every problem is listed (the first 100) by feature index or line.
-With --project, the parcels are linked to the project and its location is recomputed.
+are left unset. Parcels are checked and written 1,000 at a time in one transaction, by the service
+of the API's upsertParcels (the same checks and messages): on any problem nothing is imported, and
+every problem is listed (the first 100) by feature index or line.
+--source NAME --id-property KEY: each feature's KEY property is its parcel's id in the external id
+source NAME. A feature whose id the source already has updates that parcel, or leaves it untouched
+(no write, no change-log entry) when nothing differs; any other feature creates a parcel and gives
+it the id, so importing the next roll of the same system updates it in place. The counts of
+created, updated and unchanged parcels are printed. An undeclared source is refused, unless
+--declare-source declares it with the import. Without --source, every feature creates a parcel.
+With --project, the file's parcels are linked to the project and its location is recomputed.
 On a terminal a progress line shows features read and written, the rate and the share of the file;
 elsewhere only a summary is printed at the end.`,
   'schema property add': `sdg schema property add --org ORG --kind project|parcel|contact --id ID --name NAME --type TYPE
@@ -109,6 +119,9 @@ const OPTIONS = {
   map: { type: 'string', multiple: true },
   format: { type: 'string' },
   'geometry-column': { type: 'string' },
+  source: { type: 'string' },
+  'id-property': { type: 'string' },
+  'declare-source': { type: 'boolean', default: false },
   citus: { type: 'boolean', default: false },
   url: { type: 'string' },
   event: { type: 'string', multiple: true },
@@ -197,7 +210,16 @@ export const COMMAND_FLAGS: Record<string, readonly string[]> = {
   'key revoke': ['key'],
   'schema index': ['org', 'kind', 'id'],
   'schema property': ['org', 'kind', 'id', 'name', 'type', 'option', 'required'],
-  'parcels import': ['portfolio', 'project', 'map', 'format', 'geometry-column'],
+  'parcels import': [
+    'portfolio',
+    'project',
+    'map',
+    'format',
+    'geometry-column',
+    'source',
+    'id-property',
+    'declare-source',
+  ],
   'webhook add': ['org', 'url', 'event', 'portfolios'],
   'webhook list': ['org'],
   'webhook remove': ['id'],

@@ -3,17 +3,15 @@
  * use. Everything else in this folder is private to it.
  *
  * Bulk imports from files (the CLI): parcels from GeoJSON, newline-delimited GeoJSON or CSV, read
- * as streams and written in batches, optionally linked to a project.
+ * as streams and written in batches through the sync module's bulk upsert (the API's service),
+ * optionally matched by external id and linked to a project.
  */
 export {
-  type BatchWriter,
   IMPORT_BATCH,
   type ImportOptions,
   type ImportProgress,
   type ImportResult,
   importParcels,
-  insertBatch,
-  type ParcelBatch,
 } from './parcels.js';
 export { describeProgress, describeSummary, type ProgressView } from './progress.js';
 export {

@@ -2,50 +2,41 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction.js';
 import type { DB } from '../../db/types.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
-import { type Actor, CLI_ACTOR, lockRecords, ringChanges } from '../changes/index.js';
+import { CLI_ACTOR, lockRecords, ringChanges } from '../changes/index.js';
 import { linkParcelsToProject } from '../links/index.js';
-import { orgUsersByIds } from '../org/index.js';
 import { propertyType } from '../properties/index.js';
-import {
-  type BulkRecord,
-  bulkInsertRecords,
-  checkProperties,
-  geometryProblem,
-  recordInPortfolio,
-} from '../records/index.js';
+import { recordInPortfolio } from '../records/index.js';
 import { type PropertyDefModel, type PropertySchemaModel, schemasByKeys } from '../schema/index.js';
+import {
+  checkUpserts,
+  declareSource,
+  itemName,
+  MAX_BULK_ITEMS,
+  type SyncReads,
+  sourcesOf,
+  type UpsertInput,
+  type UpsertItem,
+  type UpsertItemResult,
+  upsertRecords,
+} from '../sync/index.js';
 import type { SourceFeature } from './readers.js';
 
-/** Parcels written per batch: one multi-row INSERT and its change-log entries. */
-export const IMPORT_BATCH = 1000;
+/** Parcels written per batch: one call of the sync module's bulk upsert, its most. */
+export const IMPORT_BATCH = MAX_BULK_ITEMS;
 
 /** Problems listed in a refusal; the rest are counted. A file of bad rows must not fill memory. */
 export const MAX_LISTED_PROBLEMS = 100;
-
-/** One batch of valid parcels to write, in file order. */
-export interface ParcelBatch {
-  orgId: string;
-  portfolioId: string;
-  records: BulkRecord[];
-  actor: Actor;
-}
-
-/**
- * Writes one batch inside the import's transaction and returns the new ids in input order. The one
- * step that touches the records: swap it (the sync module's bulk upsert, when it lands) and
- * reading, validation, progress and linking stay as they are.
- */
-export type BatchWriter = (tx: Kysely<DB>, batch: ParcelBatch) => Promise<string[]>;
-
-export const insertBatch: BatchWriter = (tx, b) =>
-  bulkInsertRecords(tx, 'parcel', b.orgId, b.portfolioId, b.records, b.actor);
 
 /** How far an import is, after each batch. */
 export interface ImportProgress {
   /** Features read so far. */
   read: number;
-  /** Parcels written so far (in the transaction, not yet committed). */
+  /** Parcels written so far (created or updated, in the transaction, not yet committed). */
   written: number;
+  created: number;
+  updated: number;
+  /** Parcels matched by external id whose values and geometry already were the feature's. */
+  unchanged: number;
   /** Problems found so far; once there is one, nothing more is written. */
   problems: number;
 }
@@ -56,11 +47,17 @@ export interface ImportOptions {
   projectId?: string;
   /** featureKey → property id, for keys that match no property id or name. */
   map?: Record<string, string>;
+  /**
+   * Match features to parcels by external id: the source the ids belong to, and the feature
+   * property that holds each one. A feature whose id the source knows updates that parcel (or
+   * leaves it untouched when nothing differs); any other creates one. Without it, every feature
+   * creates a parcel.
+   */
+  match?: { source: string; idProperty: string; declareSource?: boolean };
   onProgress?: (p: ImportProgress) => void;
   /** Return the new ids (default true). Off, a large import keeps only a count. */
   keepIds?: boolean;
   batchSize?: number;
-  writeBatch?: BatchWriter;
 }
 
 export interface ImportResult {
@@ -68,6 +65,9 @@ export interface ImportResult {
   count: number;
   /** Their ids, in file order (unless keepIds was off). */
   created: string[];
+  /** How many existing parcels changed, and how many were left as they were (with `match`). */
+  updated: number;
+  unchanged: number;
   skippedKeys: string[];
   linkedTo?: string;
 }
@@ -86,13 +86,17 @@ interface Findings {
 }
 
 /**
- * Creates parcels from features, all or nothing, in one transaction: a GeoJSON FeatureCollection
- * given whole, or a FeatureSource read as a stream (readers.ts). Features are validated and written
- * in batches as they arrive, so memory does not grow with the file. At the first problem writing
- * stops, reading goes on to find every problem (the first MAX_LISTED_PROBLEMS are listed), and the
- * transaction rolls back: nothing is imported. Feature properties map to schema properties by id,
- * then by name (case-insensitive), then by `map`; every value goes through the same validator as
- * API writes. With `projectId`, links the parcels and recomputes the project's location.
+ * Creates (or, with `match`, creates and updates) parcels from features, all or nothing, in one
+ * transaction: a GeoJSON FeatureCollection given whole, or a FeatureSource read as a stream
+ * (readers.ts). Features are turned into the API's input (property id → value object) and written
+ * in batches of at most 1,000 through the sync module's upsertRecords, the service behind the
+ * API's upsertParcels, so the import refuses what the API refuses, with its messages. Memory does
+ * not grow with the file (with `match`, only by the external ids seen, to refuse one given twice).
+ * At the first problem writing stops; later batches are only checked (checkUpserts), so every
+ * problem is found (the first MAX_LISTED_PROBLEMS are listed), and the transaction rolls back:
+ * nothing is imported. Feature properties map to schema properties by id, then by name
+ * (case-insensitive), then by `map`. With `projectId`, links the file's parcels and recomputes the
+ * project's location.
  */
 export async function importParcels(
   db: Kysely<DB>,
@@ -117,6 +121,21 @@ function featuresOf(geojson: unknown): SourceFeature[] {
   return fc.features.map((feature, index) => ({ index, label: `features[${index}]`, feature }));
 }
 
+/** An unknown source is refused before anything is read, with the flag that declares it. */
+async function requireImportSource(tx: Kysely<DB>, orgId: string, m: NonNullable<ImportOptions['match']>) {
+  if (m.declareSource) {
+    await declareSource(tx, orgId, m.source);
+    return;
+  }
+  const known = await sourcesOf(tx, orgId);
+  if (!known.includes(m.source))
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `Unknown source "${m.source}" ${known.length ? `(declared: ${known.join(', ')})` : '(none is declared yet)'}: check its spelling, or add --declare-source to declare it with this import.`,
+      [{ field: 'source', reason: `unknown source "${m.source}"` }],
+    );
+}
+
 async function importInto(
   tx: Kysely<DB>,
   source: AsyncIterable<SourceFeature> | Iterable<SourceFeature>,
@@ -129,32 +148,62 @@ async function importInto(
   if (projectId) await lockRecords(tx, orgId, [projectId]);
   if (projectId && !(await recordInPortfolio(tx, 'project', { orgId, portfolioId, id: projectId })))
     throw new AppError('NOT_FOUND', `Project ${projectId} is not in portfolio ${portfolioId}.`);
-  const write = opts.writeBatch ?? insertBatch;
-  const size = opts.batchSize ?? IMPORT_BATCH;
-  // The links need every id; without a project, only --json output asks for them.
-  const keepIds = opts.keepIds !== false || !!projectId;
+  if (opts.match) await requireImportSource(tx, orgId, opts.match);
+  const size = Math.min(opts.batchSize ?? IMPORT_BATCH, IMPORT_BATCH);
+  // The schema was read once; the service would read it again for every batch.
+  const reads: SyncReads = { schema: async () => schema };
+  const keepIds = opts.keepIds !== false;
   const found: Findings = { problems: [], count: 0, skipped: new Set() };
+  const seen = opts.match ? new Set<string>() : undefined;
   const created: string[] = [];
-  let written = 0;
+  // The links need every parcel the file names: created, updated or unchanged.
+  const linked: string[] = [];
+  const done = { created: 0, updated: 0, unchanged: 0 };
   let read = 0;
   let batch: Parsed[] = [];
   let reported = -1;
   const progress = () => {
     reported = read;
-    opts.onProgress?.({ read, written, problems: found.count });
+    opts.onProgress?.({
+      read,
+      written: done.created + done.updated,
+      ...done,
+      problems: found.count,
+    });
   };
   const flush = async () => {
     if (!batch.length) return;
-    const valid = await withKnownPeople(tx, orgId, batch, found);
+    const parsed = batch;
     batch = [];
-    if (found.count || !valid.length) return;
-    const ids = await write(tx, { orgId, portfolioId, records: valid, actor: CLI_ACTOR });
-    written += ids.length;
-    if (keepIds) for (const id of ids) created.push(id);
+    const call: UpsertInput = {
+      kind: 'parcel',
+      orgId,
+      portfolioId,
+      source: opts.match?.source,
+      items: parsed.map((p) => p.item),
+      allOrNone: true,
+      recordLocks: false,
+    };
+    if (found.count) {
+      for (const r of await checkUpserts(tx, orgId, call, reads)) refused(found, parsed, r, opts.match);
+      return;
+    }
+    const answer = await upsertRecords(tx, { orgId, actor: CLI_ACTOR }, call, reads);
+    if (answer.failed) {
+      for (const r of answer.results) refused(found, parsed, r, opts.match);
+      return;
+    }
+    done.created += answer.created;
+    done.updated += answer.updated;
+    done.unchanged += answer.unchanged;
+    for (const r of answer.results) {
+      if (keepIds && r.outcome === 'CREATED') created.push(r.id!);
+      if (projectId) linked.push(r.id!);
+    }
   };
   for await (const sf of source) {
     read++;
-    const p = parcelOf(sf, schema, match, found);
+    const p = parcelOf(sf, match, found, opts.match, seen);
     if (p) batch.push(p);
     // By features read, not parcels kept: a file of bad rows still shows its progress.
     if (read % size === 0) {
@@ -173,10 +222,12 @@ async function importInto(
     );
   }
   if (read === 0) throw new AppError('VALIDATION_FAILED', 'The file has no features: nothing to import.');
-  if (projectId) await linkParcelsToProject(tx, { orgId, portfolioId, projectId }, created, CLI_ACTOR);
+  if (projectId) await linkParcelsToProject(tx, { orgId, portfolioId, projectId }, linked, CLI_ACTOR);
   return {
-    count: written,
+    count: done.created,
     created,
+    updated: done.updated,
+    unchanged: done.unchanged,
     skippedKeys: [...found.skipped],
     ...(projectId ? { linkedTo: projectId } : {}),
   };
@@ -202,22 +253,27 @@ function propertyMatcher(schema: PropertySchemaModel, map: Record<string, string
   return (key: string) => byKey.get(key) ?? byKey.get(key.toLowerCase());
 }
 
-/** A valid feature as a parcel, with the people its values name (checked per batch). */
+/** A feature as the API's upsert item, and where it is in the file. */
 interface Parsed {
-  record: BulkRecord;
+  item: UpsertItem;
   label: string;
-  people: { propertyId: string; uid: string }[];
+  line?: number;
 }
 
 /** Where a problem is: the feature's label, and in a FeatureCollection its line too. */
-const at = (sf: SourceFeature) => (sf.line && sf.label.startsWith('features[') ? ` (line ${sf.line})` : '');
+const at = (sf: { label: string; line?: number }) =>
+  sf.line && sf.label.startsWith('features[') ? ` (line ${sf.line})` : '';
 
-/** One feature as a parcel to insert, or undefined; what is wrong with it goes to `found`. */
+/**
+ * One feature as an upsert item in the API's input form, or undefined when it is not a parcel at
+ * all (what is wrong goes to `found`). Its values and geometry are checked by the service.
+ */
 function parcelOf(
   sf: SourceFeature,
-  schema: PropertySchemaModel,
   match: (key: string) => PropertyDefModel | undefined,
   found: Findings,
+  byId: ImportOptions['match'],
+  seen: Set<string> | undefined,
 ): Parsed | undefined {
   if (sf.problem !== undefined) {
     problem(found, { field: sf.label, reason: `${sf.problem}${at(sf)}` });
@@ -232,51 +288,53 @@ function parcelOf(
     });
     return undefined;
   }
-  const bad = geometryProblem(f.geometry);
-  if (bad) {
-    problem(found, { field: `${sf.label}.geometry`, reason: `${bad}${at(sf)}` });
-    return undefined;
-  }
-  const input: Record<string, unknown> = {};
+  const properties: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(f.properties ?? {})) {
     const def = match(k);
+    if (!def) {
+      if (k !== byId?.idProperty) found.skipped.add(k);
+      continue;
+    }
     // Empty cells leave the property unset.
     const value =
-      def && v !== null && v !== undefined && v !== ''
-        ? propertyType(def.type)?.fromImport(v, def)
-        : undefined;
-    if (!def) found.skipped.add(k);
-    else if (value !== undefined) input[def.id] = value;
+      v !== null && v !== undefined && v !== '' ? propertyType(def.type)?.fromImport(v, def) : undefined;
+    if (value !== undefined) properties[def.id] = value;
   }
-  const { changes, details } = checkProperties('parcel', schema, input, 'create');
-  for (const d of details)
-    problem(found, { ...d, field: `${sf.label}.${d.field}`, reason: `${d.reason}${at(sf)}` });
-  if (details.length) return undefined;
-  return {
-    record: { properties: changes.set, geometry: f.geometry },
-    label: sf.label,
-    people: changes.usersToCheck,
-  };
+  const item: UpsertItem = { properties, geometry: f.geometry };
+  if (byId) {
+    const raw = f.properties?.[byId.idProperty];
+    const field = `${sf.label}.${byId.idProperty}`;
+    const why =
+      raw === undefined || raw === null || raw === ''
+        ? `has no value: --id-property ${byId.idProperty} must name each parcel's id in ${byId.source}`
+        : typeof raw !== 'string' && typeof raw !== 'number'
+          ? `must be text or a number to be an id in ${byId.source}`
+          : seen?.has(String(raw))
+            ? `"${raw}" is given to an earlier feature too; each parcel of ${byId.source} may appear once`
+            : undefined;
+    if (why) {
+      problem(found, { field, reason: `${why}${at(sf)}` });
+      return undefined;
+    }
+    item.externalId = String(raw);
+    seen?.add(item.externalId);
+  }
+  return { item, label: sf.label, line: sf.line };
 }
 
-/** The batch's records whose people values name users of the organization, as in API writes. */
-async function withKnownPeople(
-  db: Kysely<DB>,
-  orgId: string,
-  batch: Parsed[],
-  found: Findings,
-): Promise<BulkRecord[]> {
-  const uids = [...new Set(batch.flatMap((p) => p.people.map((x) => x.uid)))];
-  const known = uids.length ? new Set((await orgUsersByIds(db, orgId, uids)).map((u) => u.id)) : new Set();
-  const valid: BulkRecord[] = [];
-  for (const p of batch) {
-    const unknown = p.people.filter((x) => !known.has(x.uid));
-    for (const x of unknown)
-      problem(found, {
-        field: `${p.label}.${x.propertyId}`,
-        reason: `user "${x.uid}" is not a member or guest of this organization`,
-      });
-    if (!unknown.length) valid.push(p.record);
+/**
+ * A refused item as a problem of the file: named by its feature (and the property or id), with
+ * the service's own reason, less the service's name for the item (its index in the batch).
+ */
+function refused(found: Findings, batch: Parsed[], r: UpsertItemResult, byId: ImportOptions['match']): void {
+  const p = batch[r.index];
+  const prefix = `${itemName(r.index, r.externalId)}: `;
+  for (const e of r.userErrors) {
+    // Under allOrNone the valid items of a failed batch say so; the file's problems are the others.
+    if (e.code === 'NOT_WRITTEN') continue;
+    const where = e.path.slice(3).filter((x) => x !== 'properties' && x !== 'values');
+    const named = where.map((x) => (x === 'externalId' && byId ? byId.idProperty : x));
+    const reason = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+    problem(found, { field: [p.label, ...named].join('.'), reason: `${reason}${at(p)}` });
   }
-  return valid;
 }

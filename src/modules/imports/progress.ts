@@ -25,7 +25,8 @@ const rate = (count: number, ms: number) => (ms > 0 ? Math.round((count * 1000) 
 export function describeProgress(v: ProgressView): string {
   const bar = v.totalBytes ? `${barOf(v.bytesRead / v.totalBytes)} ` : '';
   const problems = v.problems ? `, ${n(v.problems)} problem(s): checking the rest, writing nothing` : '';
-  return `${bar}${n(v.read)} features read, ${n(v.written)} written (${n(rate(v.read, v.elapsedMs))}/s)${share(v)}${problems}`;
+  const same = v.unchanged ? `, ${n(v.unchanged)} unchanged` : '';
+  return `${bar}${n(v.read)} features read, ${n(v.written)} written${same} (${n(rate(v.read, v.elapsedMs))}/s)${share(v)}${problems}`;
 }
 
 /** A bar of 20 cells, for a terminal. */
@@ -37,7 +38,10 @@ function barOf(fraction: number): string {
 /** The last line, once the transaction committed (or rolled back). */
 export function describeSummary(v: ProgressView, committed: boolean): string {
   const secs = (v.elapsedMs / 1000).toFixed(1);
-  return committed
-    ? `imported ${n(v.written)} parcels from ${n(v.read)} features in ${secs} s (${n(rate(v.read, v.elapsedMs))}/s)`
-    : `read ${n(v.read)} features in ${secs} s; nothing was imported`;
+  const speed = `in ${secs} s (${n(rate(v.read, v.elapsedMs))}/s)`;
+  if (!committed) return `read ${n(v.read)} features in ${secs} s; nothing was imported`;
+  // Matched by external id, some parcels existed: say what became of each.
+  if (v.updated || v.unchanged)
+    return `imported ${n(v.read)} features ${speed}: ${n(v.created)} created, ${n(v.updated)} updated, ${n(v.unchanged)} unchanged`;
+  return `imported ${n(v.written)} parcels from ${n(v.read)} features ${speed}`;
 }

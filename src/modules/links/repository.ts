@@ -87,7 +87,8 @@ export async function unlink(
  * checks do not wait for), so concurrent imports into one project take turns, and each recomputation
  * sees the parcels every earlier import committed. Without the lock, two imports each computed the
  * centroid of the old parcels plus their own, and the last commit dropped the other's parcels.
- * Each link is logged on both records (the parcels are new, so every pair is a new link).
+ * Each new link is logged on both records; a parcel already linked (a re-import by external id)
+ * is left as it is and logs nothing.
  */
 export async function linkParcelsToProject(
   db: Kysely<DB>,
@@ -104,7 +105,7 @@ export async function linkParcelsToProject(
     .execute();
   for (let i = 0; i < parcelIds.length; i += 1000) {
     const ids = parcelIds.slice(i, i + 1000);
-    await db
+    const added = await db
       .insertInto('project_parcels')
       .values(
         ids.map((id) => ({
@@ -115,12 +116,13 @@ export async function linkParcelsToProject(
         })),
       )
       .onConflict((oc) => oc.doNothing())
+      .returning('parcel_id')
       .execute();
     await writeLogged(db, {
       orgId: k.orgId,
       actor,
-      entries: ids.flatMap((id) =>
-        linkEntries('link', k.portfolioId, ['project', k.projectId], ['parcel', id]),
+      entries: added.flatMap((r) =>
+        linkEntries('link', k.portfolioId, ['project', k.projectId], ['parcel', r.parcel_id]),
       ),
     });
   }

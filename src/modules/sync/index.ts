@@ -7,7 +7,15 @@
  * `setLinks` take a database handle and an actor, so the CLI runs the same code as the API.
  */
 export { pruneIdempotencyKeys, sourcesOf } from './repository.js';
-export { checkBatchSize, declareSource, type SyncReads, setLinks, upsertRecords } from './service.js';
+export {
+  checkBatchSize,
+  checkUpserts,
+  declareSource,
+  itemName,
+  type SyncReads,
+  setLinks,
+  upsertRecords,
+} from './service.js';
 export {
   type BulkLinkAnswer,
   type BulkLinkInput,

@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { CROSS_TENANT } from '../../db/tenant-guard.js';
 import type { DB, RecordKind } from '../../db/types.js';
 import { newId } from '../../ids.js';
@@ -17,7 +17,7 @@ import type { ExternalIdModel, UpsertAnswer } from './types.js';
  * Inserts are multi-row VALUES, not INSERT … SELECT FROM unnest(…): Citus plans the latter by
  * pulling the rows to the coordinator, and routes the former. A call holds at most 1,000 rows, so
  * the VALUES stay far under Postgres's 65,535 parameters (parcels: 8 a row). Updates read their rows
- * from unnested arrays (one parameter per column), which Citus routes.
+ * from VALUES too (see updateRecords).
  */
 
 const TABLE = { project: 'projects', parcel: 'parcels', contact: 'contacts' } as const;
@@ -173,9 +173,11 @@ export interface ChangeRow {
 /**
  * Applies changes to records of one portfolio and logs each record that changed; a record whose
  * values (and geometry) already are what the change says is not touched: no `updated_at`, no
- * entry, not even a row lock (the comparison comes before FOR UPDATE, which would write the tuple).
+ * entry, not even a row lock (the comparison comes before FOR UPDATE, which would write the tuple)
+ * or a record lock.
  * The database decides, in the UPDATE's own sub-select, and checks again once the row is locked, so
- * a concurrent write cannot make an unchanged record look changed or the reverse. Returns the ids that changed. `updated_at`
+ * a concurrent write cannot make an unchanged record look changed or the reverse. Returns the ids that changed.
+ * `recordLocks` off: no record locks, only the rows' own (see UpsertInput.recordLocks). `updated_at`
  * strictly increases, as in a single update (records/repository.ts updateRecord).
  */
 export async function updateRecords(
@@ -185,50 +187,63 @@ export async function updateRecords(
   portfolioId: string,
   changes: readonly ChangeRow[],
   actor: Actor,
+  recordLocks = true,
 ): Promise<Set<string>> {
   if (!changes.length) return new Set();
   const t = sql.table(TABLE[kind]);
   const parcel = kind === 'parcel';
-  const cols: RawBuilder<unknown>[] = [
-    sql`${changes.map((c) => c.id)}::text[]`,
-    sql`${changes.map((c) => JSON.stringify(c.set))}::jsonb[]`,
-    sql`${changes.map((c) => JSON.stringify(c.clear))}::jsonb[]`,
-  ];
-  let names = sql`x_id, set_v, clear_v`;
-  if (parcel) {
-    const given = changes.map((c) => c.geometry !== undefined);
-    const geo = changes.map((c) => (c.geometry == null ? null : geometryColumns(c.geometry)));
-    cols.push(
-      sql`${given}::boolean[]`,
-      sql`${changes.map((c) => (c.geometry == null ? null : JSON.stringify(c.geometry)))}::jsonb[]`,
-      sql`${geo.map((g) => g?.acres ?? null)}::float8[]`,
-      sql`${geo.map((g) => g?.bounds ?? null)}::text[]`,
-      sql`${geo.map((g) => g?.rings ?? null)}::text[]`,
-    );
-    names = sql`x_id, set_v, clear_v, geo_given, geo_v, acres_v, bounds_v, rings_v`;
-  }
+  // Rows as VALUES, each cast once on its parameter: Citus evaluates those casts before routing
+  // the statement, where a cast of an unnested column (text to polygon[] is STABLE) inside the
+  // CASE below is refused ("non-IMMUTABLE functions are not allowed in CASE").
+  const rowsOf = changes.map((c) => {
+    const base = sql`${c.id}::text, ${JSON.stringify(c.set)}::jsonb, ${JSON.stringify(c.clear)}::jsonb`;
+    if (!parcel) return sql`(${base})`;
+    const g = c.geometry == null ? null : geometryColumns(c.geometry);
+    return sql`(${base}, ${c.geometry !== undefined}::boolean,
+      ${c.geometry == null ? null : JSON.stringify(c.geometry)}::jsonb, ${g?.acres ?? null}::float8,
+      ${g?.bounds ?? null}::box, ${g?.rings ?? null}::polygon[])`;
+  });
+  const names = parcel
+    ? sql`x_id, set_v, clear_v, geo_given, geo_v, acres_v, bounds_v, rings_v`
+    : sql`x_id, set_v, clear_v`;
   const merged = sql`((o.properties || x.set_v) - array(select jsonb_array_elements_text(x.clear_v)))`;
   const geoSet = parcel
     ? sql`, geometry = case when old.geo_given then old.geo_v else r.geometry end,
         acres = case when old.geo_given then old.acres_v else r.acres end,
-        bounds = case when old.geo_given then old.bounds_v::box else r.bounds end,
-        rings = case when old.geo_given then old.rings_v::polygon[] else r.rings end`
+        bounds = case when old.geo_given then old.bounds_v else r.bounds end,
+        rings = case when old.geo_given then old.rings_v else r.rings end`
     : sql``;
   const geoChanged = parcel ? sql` or (x.geo_given and x.geo_v is distinct from o.geometry)` : sql``;
+  const differs = sql`(${merged} is distinct from o.properties${geoChanged})`;
+  // Not `=`: an equality on portfolio_id lets the planner probe the (org, portfolio, …) page index
+  // for each row, reading the whole portfolio's range each time (docs/benchmarks.md); IS NOT
+  // DISTINCT FROM is no index condition, so each row is one primary-key probe.
+  const inPortfolio = sql`o.portfolio_id is not distinct from ${portfolioId}`;
+  // Which records differ, read before any lock: an unchanged record takes no record lock either.
+  // The locks are transaction-level advisory locks, one lock-table slot each until commit, and the
+  // CLI's import is one transaction: re-sending a large roll ran the table out ("out of shared
+  // memory"). The UPDATE below compares again once the rows are locked.
+  const { rows: changed } = await sql<{ id: string }>`
+    select x.x_id as id from (values ${sql.join(rowsOf)}) as x(${names})
+    cross join lateral (select 1 from ${t} o
+      where o.org_id = ${orgId} and o.id = x.x_id and ${inPortfolio} and ${differs}
+      offset 0) o`.execute(db);
+  if (!changed.length) return new Set();
+  const todo = new Set(changed.map((r) => r.id));
   const keys = [...new Set(changes.flatMap((c) => [...Object.keys(c.set), ...c.clear]))];
   const rows = await writeLogged(db, {
     orgId,
     actor,
-    lock: changes.map((c) => c.id),
+    lock: recordLocks ? [...todo] : undefined,
     write: (locked) => sql<{ org_id: string; id: string }>`
       update ${t} r set
         properties = old.merged${geoSet},
         updated_at = greatest(${new Date().toISOString()}::timestamptz,
           ((r.updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
-      from (select o.id, o.properties, o.merged, x.* from unnest(${sql.join(cols)}) as x(${names})
+      from (select o.id, o.properties, o.merged, x.* from (values ${sql.join(rowsOf.filter((_, i) => todo.has(changes[i].id)))}) as x(${names})
         cross join lateral (select o.id, o.properties, ${merged} as merged from ${t} o
-          where o.org_id = ${orgId} and o.id = x.x_id and o.portfolio_id = ${portfolioId} and ${locked.ok}
-            and (${merged} is distinct from o.properties${geoChanged})
+          where o.org_id = ${orgId} and o.id = x.x_id and ${inPortfolio} and ${locked.ok}
+            and ${differs}
           for update) o) old
       where r.org_id = ${orgId} and r.id = old.id
       returning r.org_id, r.id, r.properties, old.properties as before`,
@@ -252,6 +267,13 @@ export async function bindExternalIds(
     values ${sql.join(pairs.map((p) => sql`(${orgId}, ${source}, ${p.externalId}, ${p.id})`))}`.execute(db);
 }
 
+/**
+ * Where an idempotency key's 24 hours begin, by the gateway's clock, sent as a parameter: Citus
+ * refuses a non-IMMUTABLE function such as now() in an INSERT … ON CONFLICT's WHERE on a
+ * distributed table, so every statement on these keys takes its time from here, one clock for all.
+ */
+const keptSince = () => new Date(Date.now() - 24 * 3600_000).toISOString();
+
 /** The key's stored request hash and answer, when it was used in the last 24 hours. */
 export async function findIdempotent(
   db: Kysely<DB>,
@@ -260,7 +282,7 @@ export async function findIdempotent(
 ): Promise<{ hash: string; answer: UpsertAnswer | null } | undefined> {
   const { rows } = await sql<{ request_hash: string; response: UpsertAnswer | null }>`
     select request_hash, response from idempotency_keys
-    where org_id = ${orgId} and key = ${key} and created_at > now() - interval '24 hours'`.execute(db);
+    where org_id = ${orgId} and key = ${key} and created_at > ${keptSince()}::timestamptz`.execute(db);
   return rows[0] && { hash: rows[0].request_hash, answer: rows[0].response };
 }
 
@@ -276,10 +298,11 @@ export async function claimIdempotent(
   hash: string,
 ): Promise<boolean> {
   const { rows } = await sql`
-    insert into idempotency_keys as k (org_id, key, request_hash) values (${orgId}, ${key}, ${hash})
+    insert into idempotency_keys as k (org_id, key, request_hash, created_at)
+    values (${orgId}, ${key}, ${hash}, ${new Date().toISOString()}::timestamptz)
     on conflict (org_id, key) do update set request_hash = excluded.request_hash, response = null,
       created_at = excluded.created_at
-    where k.created_at <= now() - interval '24 hours'
+    where k.created_at <= ${keptSince()}::timestamptz
     returning k.key`.execute(db);
   return rows.length > 0;
 }
@@ -302,7 +325,7 @@ export async function pruneIdempotencyKeys(db: Kysely<DB>): Promise<number> {
   let n = 0;
   for (const { id } of orgs) {
     const r = await sql`delete from idempotency_keys
-      where org_id = ${id} and created_at <= now() - interval '24 hours'`.execute(db);
+      where org_id = ${id} and created_at <= ${keptSince()}::timestamptz`.execute(db);
     n += Number(r.numAffectedRows ?? 0);
   }
   return n;

@@ -104,10 +104,14 @@ const requestHash = (input: UpsertInput) =>
     )
     .digest('base64url');
 
+/** How a user error's message names its item: by index, and by external id when it has one. */
+export const itemName = (index: number, externalId: string | null) =>
+  externalId === null ? `Item ${index}` : `Item ${index} (external id "${externalId}")`;
+
 /** An item's problem as a user error: the message names the item's index and external id. */
 function itemError(
   index: number,
-  externalId: string,
+  externalId: string | null,
   code: BulkUserError['code'],
   reason: string,
   where: string[] = [],
@@ -115,7 +119,7 @@ function itemError(
 ): BulkUserError {
   return {
     code,
-    message: `Item ${index} (external id "${externalId}"): ${reason}`,
+    message: `${itemName(index, externalId)}: ${reason}`,
     propertyId,
     path: ['input', 'items', String(index), ...where],
   };
@@ -145,6 +149,18 @@ class KeyTaken extends Error {}
 export async function upsertRecords(
   db: Kysely<DB>,
   who: { orgId: string; actor: Actor },
+  input: UpsertInput & { source: string },
+  reads?: SyncReads,
+): Promise<UpsertAnswer<string>>;
+export async function upsertRecords(
+  db: Kysely<DB>,
+  who: { orgId: string; actor: Actor },
+  input: UpsertInput,
+  reads?: SyncReads,
+): Promise<UpsertAnswer>;
+export async function upsertRecords(
+  db: Kysely<DB>,
+  who: { orgId: string; actor: Actor },
   input: UpsertInput,
   reads: SyncReads = {},
 ): Promise<UpsertAnswer> {
@@ -157,7 +173,7 @@ export async function upsertRecords(
       `idempotencyKey must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
       `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
     );
-  await requireSource(db, orgId, input.source);
+  if (input.source != null) await requireSource(db, orgId, input.source);
   const hash = key === undefined ? '' : requestHash(input);
   const replay = async (): Promise<UpsertAnswer | undefined> => {
     const seen = key === undefined ? undefined : await repo.findIdempotent(db, orgId, key);
@@ -196,31 +212,54 @@ export async function upsertRecords(
   }
 }
 
-async function attemptUpsert(
+/**
+ * Checks up to 1,000 items as upsertRecords would, and writes nothing: the failed items, with their
+ * user errors. The CLI's import checks the rest of a file this way once a problem is found, so its
+ * refusals are the API's, and nothing more is written into a transaction that will roll back.
+ */
+export async function checkUpserts(
   db: Kysely<DB>,
   orgId: string,
-  actor: Actor,
   input: UpsertInput,
-  reads: Required<SyncReads>,
-  key: string | undefined,
-  hash: string,
-): Promise<UpsertAnswer> {
-  const { kind, portfolioId, source } = input;
+  reads: SyncReads = {},
+): Promise<UpsertItemResult[]> {
+  checkBatchSize('items', input.items.length);
+  if (input.source != null) await requireSource(db, orgId, input.source);
+  const { plans, ext } = await planUpsert(db, orgId, input, { ...dbReads(db), ...reads });
+  return plans
+    .filter((p) => p.errors.length)
+    .map((p) => ({
+      index: p.index,
+      externalId: ext(p),
+      id: p.id ?? null,
+      outcome: 'FAILED',
+      userErrors: p.errors,
+    }));
+}
+
+/** Each item's target and checked values, or its problems: everything a write decides before it writes. */
+async function planUpsert(db: Kysely<DB>, orgId: string, input: UpsertInput, reads: Required<SyncReads>) {
+  const { kind, portfolioId } = input;
+  const source = input.source ?? null;
   const plans: Plan[] = input.items.map((item, index) => ({ index, item, errors: [] }));
-  const ext = (p: Plan) => String(p.item.externalId);
+  const ext = (p: Plan) => (source === null ? null : String(p.item.externalId));
 
   // Shape: external ids present and unique in the call, ids unique, geometry only on parcels and valid.
   const count = new Map<string, number>();
   const idCount = new Map<string, number>();
   for (const p of plans) {
-    count.set(ext(p), (count.get(ext(p)) ?? 0) + 1);
+    const e = ext(p);
+    if (e !== null) count.set(e, (count.get(e) ?? 0) + 1);
     if (p.item.id) idCount.set(p.item.id, (idCount.get(p.item.id) ?? 0) + 1);
   }
   for (const p of plans) {
     const e = ext(p);
     const fail = (code: BulkUserError['code'], reason: string, where: string[] = []) =>
       p.errors.push(itemError(p.index, e, code, reason, where));
-    if (typeof p.item.externalId !== 'string' || !e.trim() || e.length > MAX_EXTERNAL_ID_LENGTH)
+    if (e === null) {
+      if (p.item.externalId != null || p.item.id != null)
+        fail('INVALID_INPUT', 'externalId and id need the call to name a source', ['externalId']);
+    } else if (typeof p.item.externalId !== 'string' || !e.trim() || e.length > MAX_EXTERNAL_ID_LENGTH)
       fail('INVALID_INPUT', `externalId must be 1 to ${MAX_EXTERNAL_ID_LENGTH} characters`, ['externalId']);
     else if (count.get(e)! > 1)
       fail('DUPLICATE', `external id "${e}" appears ${count.get(e)} times in this call; send each once`, [
@@ -239,7 +278,15 @@ async function attemptUpsert(
   // Where each external id points now, and the records named by id.
   const usable = plans.filter((p) => !p.errors.length);
   const targets = new Map(
-    (await repo.findByExternalIds(db, orgId, source, usable.map(ext))).map((t) => [t.externalId, t]),
+    (source === null
+      ? []
+      : await repo.findByExternalIds(
+          db,
+          orgId,
+          source,
+          usable.map((p) => ext(p)!),
+        )
+    ).map((t) => [t.externalId, t]),
   );
   const named = new Map(
     (
@@ -256,6 +303,7 @@ async function attemptUpsert(
     const e = ext(p);
     const fail = (code: BulkUserError['code'], reason: string, where: string[] = ['externalId']) =>
       p.errors.push(itemError(p.index, e, code, reason, where));
+    if (e === null) continue;
     const t = targets.get(e);
     if (t) {
       if (t.kind !== kind)
@@ -330,6 +378,20 @@ async function attemptUpsert(
         );
   }
 
+  return { plans, ext };
+}
+
+async function attemptUpsert(
+  db: Kysely<DB>,
+  orgId: string,
+  actor: Actor,
+  input: UpsertInput,
+  reads: Required<SyncReads>,
+  key: string | undefined,
+  hash: string,
+): Promise<UpsertAnswer> {
+  const { kind, portfolioId } = input;
+  const { plans, ext } = await planUpsert(db, orgId, input, reads);
   const failed = plans.some((p) => p.errors.length);
   const halt = failed && input.allOrNone === true;
   const good = halt ? [] : plans.filter((p) => !p.errors.length);
@@ -369,13 +431,14 @@ async function attemptUpsert(
     creates.forEach((p, i) => {
       p.id = ids[i];
     });
-    await repo.bindExternalIds(
-      tx,
-      orgId,
-      kind,
-      source,
-      good.filter((p) => p.bind).map((p) => ({ externalId: ext(p), id: p.id! })),
-    );
+    if (input.source != null)
+      await repo.bindExternalIds(
+        tx,
+        orgId,
+        kind,
+        input.source,
+        good.filter((p) => p.bind).map((p) => ({ externalId: ext(p)!, id: p.id! })),
+      );
     const changed = await repo.updateRecords(
       tx,
       kind,
@@ -383,6 +446,7 @@ async function attemptUpsert(
       portfolioId,
       updates.map((p) => ({ id: p.id!, set: p.set!, clear: p.clear!, geometry: p.item.geometry })),
       actor,
+      input.recordLocks !== false,
     );
     const list = results(new Set(creates), changed);
     const tally = (o: string) => list.filter((x) => x.outcome === o).length;
@@ -421,8 +485,8 @@ const ctxReads = (ctx: Context): SyncReads => ({
 export async function upsertFor(
   ctx: Context,
   kind: RecordKind,
-  input: Omit<UpsertInput, 'kind'>,
-): Promise<UpsertAnswer> {
+  input: Omit<UpsertInput, 'kind'> & { source: string },
+): Promise<UpsertAnswer<string>> {
   checkBatchSize('items', input.items.length);
   await requireWritablePortfolio(ctx, input.orgId, input.portfolioId, `write ${kind}s`);
   if (kind === 'parcel' && !['owner', 'admin'].includes(ctx.viewer.roleIn(input.orgId) ?? ''))

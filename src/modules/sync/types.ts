@@ -16,7 +16,8 @@ export type BulkOutcome = 'CREATED' | 'UPDATED' | 'UNCHANGED' | 'DELETED' | 'FAI
 
 /** One record of a bulk upsert (GraphQL `UpsertRecordItem`). */
 export interface UpsertItem {
-  externalId: string;
+  /** Its id in the call's source; absent (and refused) when the call has no source. */
+  externalId?: string | null;
   /** An existing record to attach the external id to. */
   id?: string | null;
   properties?: unknown;
@@ -29,23 +30,36 @@ export interface UpsertInput {
   kind: RecordKind;
   orgId: string;
   portfolioId: string;
-  source: string;
+  /**
+   * The source the external ids belong to. Without one (the CLI's import without --source; the
+   * API always names one), every item creates a record and carries no external id.
+   */
+  source?: string | null;
   items: readonly UpsertItem[];
   allOrNone?: boolean | null;
   idempotencyKey?: string | null;
+  /**
+   * Off (the CLI's import, never the API): updates take no record locks, only row locks. A record
+   * lock keeps a record's log entries in commit order only when taken before the transaction has
+   * an id, which a transaction of many batches has had since its first write; each lock holds a
+   * slot of Postgres's lock table until commit, and an import updating a large roll in one
+   * transaction ran out of them ("out of shared memory").
+   */
+  recordLocks?: boolean;
 }
 
-export interface UpsertItemResult {
+/** `E`: the external id's type; a call with a source answers each item's (string). */
+export interface UpsertItemResult<E extends string | null = string | null> {
   index: number;
-  externalId: string;
+  externalId: E;
   id: string | null;
   outcome: BulkOutcome;
   userErrors: BulkUserError[];
 }
 
 /** A bulk upsert's answer (GraphQL `UpsertRecordsPayload`): what is stored for idempotent replays. */
-export interface UpsertAnswer {
-  results: UpsertItemResult[];
+export interface UpsertAnswer<E extends string | null = string | null> {
+  results: UpsertItemResult<E>[];
   created: number;
   updated: number;
   unchanged: number;
