@@ -9,6 +9,7 @@ import { BaseSequencer } from 'vitest/node';
  */
 const SLOW = [
   'test/bench-smoke.test.ts',
+  'test/imports-scale.test.ts',
   'test/cli-data-lock.test.ts',
   'test/e2e/example-web.browser.test.ts',
   'test/e2e/graphiql.browser.test.ts',
