@@ -49,23 +49,6 @@ export interface NewProperty {
   required?: boolean;
 }
 
-/** The type of one property, if it exists. */
-export async function propertyTypeOf(
-  db: Kysely<DB>,
-  orgId: string,
-  kind: RecordKind,
-  id: string,
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('property_defs')
-    .select('property_type')
-    .where('org_id', '=', orgId)
-    .where('kind', '=', kind)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.property_type;
-}
-
 /** Appends a property to an org's schema of one kind, or replaces the one with the same id in place. */
 export async function upsertProperty(
   db: Kysely<DB>,
