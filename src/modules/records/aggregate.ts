@@ -27,7 +27,7 @@ import type {
 import { peopleOf } from './values.js';
 
 /**
- * Dashboards (issue 41): `aggregates` and `groupedAggregates` on record connections. Each field is
+ * Dashboards: `aggregates` and `groupedAggregates` on record connections. Each field is
  * one SQL statement over the list's own FROM and WHERE (repository.ts listScope: tenant, parent,
  * filter, search, spatial), grouped in SQL. The aggregates a client asks for are read from the
  * field's selection before the statement runs, so every aggregate and every group's aggregates

@@ -14,7 +14,7 @@ import { DEFAULT_PROPERTIES, deleteDefinition, saveDefinition } from './service.
 import type { PropertyDefModel } from './types.js';
 
 /**
- * Targeted changes to one property of a schema (issue 42), each in one transaction under the
+ * Targeted changes to one property of a schema, each in one transaction under the
  * schema's lock, logged as a `schema` entry (and, where values move, an `update` entry per record).
  * The option list is never replaced wholesale: each change names the option it touches.
  * Access is the caller's to check (org/admin.ts requireManager); these take the actor to log.
