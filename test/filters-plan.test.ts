@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CompiledQuery, type Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Context } from '../src/context.js';
 import type { DB } from '../src/db/types.js';
 import { createPortfolio } from '../src/modules/org/repository.js';
@@ -12,6 +12,7 @@ import {
   type ListCount,
 } from '../src/modules/records/repository.js';
 import { schemasByKeys } from '../src/modules/schema/repository.js';
+import { capturing } from './helpers/capture.js';
 import { onCitus } from './helpers/citus.js';
 import { backend } from './helpers/database.js';
 import { describe, expect, test } from './helpers/fixtures.js';
@@ -28,26 +29,14 @@ const NAMES = ['ada', 'bea', 'cy', 'dov', 'eli', 'fay', 'gus', 'hal', 'ivy', 'jo
 
 /** Runs `countsFor` on one portfolio list and returns its counts and the statements it sent. */
 async function captureCounts(db: Kysely<DB>, query: RecordQuery) {
-  const sent: CompiledQuery[] = [];
-  const exec = db.getExecutor();
-  const spy = new Proxy(exec, {
-    get(target, prop) {
-      if (prop === 'executeQuery')
-        return (q: CompiledQuery) => {
-          sent.push(q);
-          return target.executeQuery(q);
-        };
-      const v = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
+  const spy = capturing(db);
   const counts: ListCount[] = await countsFor(
-    { getExecutor: () => spy } as unknown as Kysely<DB>,
+    spy.db,
     'portfolio-parcels',
     [{ orgId: current.org, parentId: current.pf }],
     query,
   );
-  return { counts, sent };
+  return { counts, sent: spy.sent };
 }
 const current = { org: '', pf: '' };
 

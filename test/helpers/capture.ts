@@ -2,14 +2,13 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import type { DB } from '../../src/db/types.js';
 import { type PageRequest, type PageRow, pagesFor } from '../../src/modules/records/repository.js';
 
-/** Runs `pagesFor` and returns its pages and the statements it sent, as compiled. */
-export async function capturePages(
-  db: Kysely<DB>,
-  reqs: PageRequest[],
-): Promise<{ pages: PageRow[][]; sent: CompiledQuery[] }> {
+/**
+ * A handle on `db` that records every statement it sends, as compiled: a proxy bound to the real
+ * executor (it has private members) that records what it runs.
+ */
+export function capturing(db: Kysely<DB>): { db: Kysely<DB>; sent: CompiledQuery[] } {
   const sent: CompiledQuery[] = [];
   const exec = db.getExecutor();
-  // A proxy, bound to the real executor (it has private members), that records what it runs.
   const spy = new Proxy(exec, {
     get(target, prop) {
       if (prop === 'executeQuery')
@@ -21,6 +20,15 @@ export async function capturePages(
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
-  const pages = await pagesFor({ getExecutor: () => spy } as unknown as Kysely<DB>, reqs);
-  return { pages, sent };
+  return { db: { getExecutor: () => spy } as unknown as Kysely<DB>, sent };
+}
+
+/** Runs `pagesFor` and returns its pages and the statements it sent, as compiled. */
+export async function capturePages(
+  db: Kysely<DB>,
+  reqs: PageRequest[],
+): Promise<{ pages: PageRow[][]; sent: CompiledQuery[] }> {
+  const spy = capturing(db);
+  const pages = await pagesFor(spy.db, reqs);
+  return { pages, sent: spy.sent };
 }
