@@ -1,6 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import {
@@ -265,7 +266,13 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
     // clients report through the pool, checked-out ones through their own 'error' event. The
     // failure still reaches the query that was running, which answers 503.
     pool.on('error', () => {});
-    pool.on('connect', (client) => client.on('error', () => {}));
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+      // A planned read is one statement of many small sub-selects, which the planner prices far
+      // above jit_above_cost: JIT then compiled for ~100 ms what runs in a few. Queued before any
+      // statement of the client, so none runs with JIT on (docs/decisions.md#postgres-writes-planned-answers).
+      client.query('set jit = off').catch(() => {});
+    });
     const db = new Kysely<DB>({
       dialect: new PostgresDialect({ pool }),
       log: countStatements(stats),
@@ -317,9 +324,10 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
   let pglite: PGlite;
   try {
     // relaxedDurability stays off: each commit is flushed to disk before it is acknowledged.
-    // pg_trgm backs the trigram index of list search (migrations/0002); loading it only makes it available.
+    // pg_trgm backs the trigram index of list search (migrations/0002), btree_gist the portfolio-led
+    // spatial index (0012); loading them only makes them available.
     pglite = await PGlite.create(onDisk ? resolve(dataDir) : undefined, {
-      extensions: { pg_trgm },
+      extensions: { pg_trgm, btree_gist },
       ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
     });
   } catch (err) {

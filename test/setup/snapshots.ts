@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { TestProject } from 'vitest/node';
 import { createDatabase, type Database } from '../../src/db/database.js';
@@ -59,7 +60,7 @@ async function initdbDump(): Promise<string> {
   const cache = join(PACKAGE_ROOT, 'node_modules/.cache');
   const file = join(cache, `sdg-test-pglite-initdb-${version}.tar`);
   if (existsSync(file)) return file;
-  const pglite = await PGlite.create({ extensions: { pg_trgm } });
+  const pglite = await PGlite.create({ extensions: { pg_trgm, btree_gist } });
   try {
     const dump = Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer());
     mkdirSync(cache, { recursive: true });

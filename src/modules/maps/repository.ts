@@ -43,20 +43,22 @@ function boxOf(text: string): [number, number, number, number] {
 
 /**
  * The records of a portfolio that meet `box` and match `where` (the list filter, over alias `c`),
- * at most `limit`, largest box first (so a thinned tile keeps what is most visible), then by id,
- * so the same data always gives the same tile. `bounds && box` is what the GiST index on `bounds`
- * serves.
+ * at most `limit`, largest box first (so a thinned tile keeps what is most visible), then the
+ * greatest id, so the same data always gives the same tile.
  *
  * A record whose box is under `small` (degrees of longitude and latitude: about a pixel of the
  * tile) comes without its geometry, to be drawn from its box, and of several such records in one
- * pixel only the largest comes (the first id among equals): a pixel shows one of them either way,
+ * pixel only the largest comes (the last id among equals): a pixel shows one of them either way,
  * and a county's parcels at a low zoom are then as many features as the tile has pixels they
  * cover, not one each.
  *
- * The choosing reads only each candidate's id and box: the cells are grouped by hashing (a sort of
- * every candidate spilled to disk at a county's zoom), and the properties and boundaries are read
- * for the chosen records alone, fetched by the row address (`ctid`) the choosing saw: one
- * statement, so the same row versions, and no index descent for each of up to 20,000 records.
+ * The choosing is one pass over the portfolio-led spatial index (migrations/0012), which holds each
+ * candidate's id and box, so an unfiltered tile reads no table row until the chosen ones: a big
+ * record is a group of its own (`own`), small ones group by the cell their centre is in, and each
+ * group keeps its greatest `rank`, one text that compares as (area, id) do: the area's float8 bytes
+ * in hex, which sort as the numbers do since an area is never negative, then the id. A group's
+ * winner is then its max(), a hash aggregate of one row per group, where keeping each candidate to
+ * compare it again spilled to disk at a county's zoom.
  */
 export async function tileRecords(
   db: Kysely<DB>,
@@ -71,30 +73,24 @@ export async function tileRecords(
   const l = LAYER_SQL[kind];
   const big = sql`(width(c.bounds) >= ${small.lon} or height(c.bounds) >= ${small.lat})`;
   const shape = kind === 'parcel' ? sql`case when top.big then ${l.shape} end` : l.shape;
-  // gx is null for a big record (its own group); small ones group by the cell their centre is in.
   const { rows } = await sql<TileRow>`
-    with k as materialized (
-      select c.id, c.ctid, area(c.bounds) as size,
-        case when ${big} then null else floor((center(c.bounds))[0] / ${small.lon}) end as gx,
-        floor((center(c.bounds))[1] / ${small.lat}) as gy
-      from ${sql.table(l.table)} c
-      where c.org_id = ${orgId} and c.portfolio_id = ${portfolioId} and c.bounds && ${boxSql(box)}
-        ${where ? sql`and ${where}` : sql``}
-    ), cells as (
-      select gx, gy, max(size) as size from k where gx is not null group by gx, gy
-    ), chosen as (
-      select id, ctid, size, true as big from k where gx is null
-      union all
-      select min(k.id), (array_agg(k.ctid order by k.id))[1], k.size, false
-      from k join cells m on m.gx = k.gx and m.gy = k.gy and m.size = k.size
-      group by k.gx, k.gy, k.size
-    ), top as (
-      select * from chosen order by size desc, id limit ${limit}
+    with top as (
+      select substr(max(k.rank), 17) collate "default" as id, max(k.rank) as rank, k.own is not null as big
+      from (
+        select (encode(float8send(area(c.bounds)), 'hex') || c.id) collate "C" as rank,
+          case when ${big} then c.id end as own,
+          floor((center(c.bounds))[0] / ${small.lon}) as gx, floor((center(c.bounds))[1] / ${small.lat}) as gy
+        from ${sql.table(l.table)} c
+        where c.org_id = ${orgId} and c.portfolio_id = ${portfolioId} and c.bounds && ${boxSql(box)}
+          ${where ? sql`and ${where}` : sql``}
+      ) k
+      group by k.own, k.gx, k.gy
+      order by 2 desc limit ${limit}
     )
     select c.org_id, c.portfolio_id, c.id, c.properties, c.created_at, c.updated_at,
       ${l.acres} as acres, c.bounds::text as bounds, ${shape} as shape
-    from top join ${sql.table(l.table)} c on c.ctid = top.ctid and c.org_id = ${orgId}
-    order by top.size desc, top.id`.execute(db);
+    from top join ${sql.table(l.table)} c on c.org_id = ${orgId} and c.id = top.id
+    order by top.rank desc`.execute(db);
   return rows.map((r) => ({
     record: toRecord(kind, r),
     acres: r.acres,
