@@ -24,8 +24,8 @@ export type FormatError = (formatted: GraphQLFormattedError, error: unknown) => 
  * Apollo formats the errors of the responses it executes itself, not of one a plugin gives, so
  * `answer` does here what it did for the gateway's results: counts their codes, formats them with
  * our formatError, takes each one's `extensions.http` (status, Retry-After) into the response, and
- * answers 400 when a request's variables were refused before it ran (no data, no other status), or
- * 500 when the executor threw.
+ * answers 400 when a request's variables were refused before it ran (no data, no other status) or
+ * an argument was refused while it ran (VALIDATION_FAILED), or 500 when the executor threw.
  */
 export function executorPlugin(seam: Seam, formatError: FormatError): ApolloServerPlugin<Context> {
   return {
@@ -67,7 +67,12 @@ export function answer(
   if (!result.errors?.length) return { http, body: { kind: 'single', singleResult: result } };
   if (ctx.obs) countErrorCodes(ctx.obs, result.errors);
   const errors = result.errors.map((e) => formatError(enriched(e, http), e));
-  http.status = graphqlStatus(http.status, thrown, result.data);
+  http.status = graphqlStatus(
+    http.status,
+    thrown,
+    result.data,
+    errors.map((e) => e.extensions?.code),
+  );
   return { http, body: { kind: 'single', singleResult: { ...result, errors } } };
 }
 

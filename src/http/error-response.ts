@@ -84,16 +84,21 @@ export function rawErrorResponse(r: ErrorResponse, contentType = 'application/js
  * The HTTP status of a GraphQL answer that has errors, as Apollo gives it: the status an error
  * carries in `extensions.http` (a refusal's, set by graphql/errors.ts `rejection` from this table),
  * else INTERNAL's when the executor threw, BAD_REQUEST's when the request was refused before it ran
- * (no data), and none (200) when it ran.
+ * (no data), and none (200) when it ran. One exception to the last: an argument refused while the
+ * operation ran (a filter, an aggregate over a property it does not fit) is the caller's to fix, as
+ * a request refused before running is, so any VALIDATION_FAILED among `codes` answers BAD_REQUEST's
+ * status, with the data that did run.
  */
 export function graphqlStatus(
   carried: number | undefined,
   thrown: boolean,
   data: unknown,
+  codes: readonly unknown[] = [],
 ): number | undefined {
   if (carried !== undefined) return carried;
   if (thrown) return ERROR_STATUS.INTERNAL;
-  return data === undefined ? ERROR_STATUS.BAD_REQUEST : undefined;
+  if (data === undefined) return ERROR_STATUS.BAD_REQUEST;
+  return codes.includes('VALIDATION_FAILED') ? ERROR_STATUS.BAD_REQUEST : undefined;
 }
 
 /**
