@@ -326,7 +326,7 @@ describe('checkbox facets', () => {
 });
 
 describe('bad input', () => {
-  test('a misfit type, a wrong group key or an unknown property is a 400 VALIDATION_FAILED saying what fits, answered as a bad filter is', async ({
+  test('a misfit type, a wrong group key or an unknown property is a 400 saying what fits (VALIDATION_FAILED), answered as a bad filter is', async ({
     env,
   }) => {
     const { scope, gql } = await setup(env);
