@@ -25,6 +25,18 @@ export const POSTGRAPHILE_NESTED_QUERY = `query Nested($orgId: String!, $portfol
               pageInfo { hasNextPage endCursor }
               nodes { parcelByOrgIdAndPortfolioIdAndParcelId { rowId properties } } } } } } } } } }`;
 
+/**
+ * The nested query of scenario 7 with the raw `properties` map instead of typed values: what the
+ * gateway is asked beside the one-statement floor (bench/one-statement-sql.ts), whose answer must be
+ * this one's JSON, cursors included.
+ */
+export const NESTED_PROPERTIES_QUERY = `query NestedProperties($orgId: ID!, $portfolioId: ID!, $projects: Int!, $contacts: Int!, $parcels: Int!) {
+  organization(id: $orgId) { portfolio(id: $portfolioId) {
+    projects(first: $projects) { pageInfo { hasNextPage endCursor } nodes { id properties
+      contacts(first: $contacts) { pageInfo { hasNextPage endCursor } nodes { id properties
+        parcels(first: $parcels) { pageInfo { hasNextPage endCursor } nodes { id properties } } } } } }
+  } } }`;
+
 export interface NestedNode {
   id: string;
   values: Record<string, unknown>;
@@ -150,4 +162,36 @@ export function compareNested(a: NestedList, b: NestedList): NestedComparison {
   };
   walk(a, b, 0, '');
   return { equal: difference === undefined, counts, ...(difference ? { difference } : {}) };
+}
+
+/** Where two JSON answers first differ (a path like `data.organization….nodes[3].properties`), or undefined. */
+export function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
+  if (Object.is(a, b)) return undefined;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return path || '(the whole answer)';
+  if (Array.isArray(a) !== Array.isArray(b)) return path;
+  if (Array.isArray(a)) {
+    const y = b as unknown[];
+    if (a.length !== y.length) return `${path}: ${a.length} items against ${y.length}`;
+    for (let i = 0; i < a.length; i++) {
+      const d = firstDifference(a[i], y[i], `${path}[${i}]`);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) {
+    const d = firstDifference(x[k], y[k], path ? `${path}.${k}` : k);
+    if (d) return d;
+  }
+  return undefined;
+}
+
+/** Nodes at each level of a nested answer in the gateway's shape, typed values or raw properties. */
+export function nestedCounts(body: any): { projects: number; contacts: number; parcels: number } {
+  const projects: any[] = body?.data?.organization?.portfolio?.projects?.nodes ?? [];
+  const contacts = projects.flatMap((p) => p.contacts?.nodes ?? []);
+  const parcels = contacts.flatMap((c) => c.parcels?.nodes ?? []);
+  return { projects: projects.length, contacts: contacts.length, parcels: parcels.length };
 }

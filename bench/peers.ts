@@ -1,9 +1,11 @@
 /**
- * `npm run bench -- --peers`: the nested query (scenario 7) on the gateway, PostGraphile 5 and the
- * raw floor (bench/baseline.ts), all three on Node 22 against the same Postgres bench database.
- * Their answers are checked equal first (bench/peers-equal.ts); then every concurrency runs several
- * rounds, each server once per round in a rotating order, and the report gives median ratios with
- * their spread, and each server's CPU per request in its own process and in its Postgres backends.
+ * `npm run bench -- --peers`: the nested query (scenario 7) on the gateway, PostGraphile 5, the raw
+ * floor (bench/baseline.ts) and the one-statement floor (bench/one-statement.ts), and the REST pages
+ * (scenarios 1, 2, 3) on the gateway and the one-statement floor, all on Node 22 against the same
+ * Postgres bench database. Their answers are checked equal first (bench/peers-equal.ts); then every
+ * concurrency runs several rounds, each server once per round in a rotating order, and the report
+ * gives median ratios with their spread, and each server's CPU per request in its own process and in
+ * its Postgres backends.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,9 +16,12 @@ import { runLoad } from './load.js';
 import { load1, type MachineInfo, machineInfo } from './machine.js';
 import {
   compareNested,
+  firstDifference,
   fromGateway,
   fromPostgraphile,
+  NESTED_PROPERTIES_QUERY,
   type NestedComparison,
+  nestedCounts,
   POSTGRAPHILE_NESTED_QUERY,
 } from './peers-equal.js';
 import { ensurePeers, PEERS_NODE, POSTGRAPHILE_SERVER, peerVersions } from './peers-install.js';
@@ -32,6 +37,7 @@ import { type ProfileSummary, summarizeProfile } from './profile.js';
 import {
   type BenchOptions,
   type BenchResults,
+  type Command,
   gatewayEnv,
   prepareDataset,
   probe,
@@ -39,8 +45,34 @@ import {
 } from './runner.js';
 import { type RequestSpec, SCENARIOS } from './scenarios.js';
 
-export type PeerServer = 'gateway' | 'postgraphile' | 'floor';
-export const PEER_SERVERS: PeerServer[] = ['gateway', 'postgraphile', 'floor'];
+/** The server processes. */
+export type PeerServer = 'gateway' | 'postgraphile' | 'floor' | 'oneStatement';
+export const PEER_SERVERS: PeerServer[] = ['gateway', 'postgraphile', 'floor', 'oneStatement'];
+/**
+ * Who a run measures: a server, or `gatewayRaw`, the gateway process asked the nested query with
+ * raw `properties` (NESTED_PROPERTIES_QUERY), the answer the one-statement floor gives. `gateway`
+ * is asked scenario 7 itself (typed values), the answer PostGraphile's and the raw floor's equal.
+ */
+export type PeerRunner = PeerServer | 'gatewayRaw';
+export const NESTED_RUNNERS: PeerRunner[] = [
+  'gateway',
+  'gatewayRaw',
+  'postgraphile',
+  'floor',
+  'oneStatement',
+];
+export const REST_RUNNERS: PeerRunner[] = ['gateway', 'oneStatement'];
+const PROCESS_OF: Record<PeerRunner, PeerServer> = {
+  gateway: 'gateway',
+  gatewayRaw: 'gateway',
+  postgraphile: 'postgraphile',
+  floor: 'floor',
+  oneStatement: 'oneStatement',
+};
+/** The scenarios --peers can run: the nested query, and the REST pages beside their one-statement floor. */
+export const PEER_SCENARIOS = ['7', '1', '2', '3'];
+/** The light REST pages (1, 2) take this many times the requests of a heavy run, so a run lasts seconds. */
+const LIGHT_FACTOR = 10;
 
 export type PeersOptions = Pick<
   BenchOptions,
@@ -54,7 +86,10 @@ export type PeersOptions = Pick<
   | 'cpuProf'
   | 'rawDir'
   | 'quiet'
+  | 'only'
 > & {
+  /** The one-statement floor's server (bench/one-statement.ts, built or from sources). */
+  oneStatementServer: Command;
   /** Rounds per concurrency; each server runs once per round. */
   rounds: number;
   /** Each measured run sends max(requestsPerConnection × connections, minRequests) requests. */
@@ -82,7 +117,7 @@ export interface PeerProbe {
 
 /** One measured run of one server. CPU is per successful request: the server's process, and its Postgres backends. */
 export interface PeerRun {
-  server: PeerServer;
+  server: PeerRunner;
   round: number;
   connections: number;
   requests: number;
@@ -106,17 +141,52 @@ export interface PeerMedians {
   p50Ms: number;
 }
 
-/** One concurrency: median of the per-round ratios, with their [min, max]. */
+export type NestedRatio =
+  | 'vsPostgraphile'
+  | 'vsFloor'
+  | 'postgraphileVsFloor'
+  | 'vsOneStatement'
+  | 'typedVsOneStatement'
+  | 'postgraphileVsOneStatement';
+
+/** One concurrency of the nested query: median of the per-round ratios, with their [min, max]. */
 export interface PeerLevel {
   connections: number;
-  /** Gateway req/s ÷ PostGraphile req/s, median of the rounds. */
+  /** Gateway (typed values) req/s ÷ PostGraphile req/s, median of the rounds. */
   vsPostgraphile: number;
-  /** Gateway req/s ÷ raw floor req/s, median of the rounds. */
+  /** Gateway (typed values) req/s ÷ raw floor req/s, median of the rounds. */
   vsFloor: number;
   postgraphileVsFloor: number;
-  spread: Record<'vsPostgraphile' | 'vsFloor' | 'postgraphileVsFloor', [number, number]>;
-  medians: Record<PeerServer, PeerMedians>;
+  /** Gateway (raw properties, `gatewayRaw`) req/s ÷ one-statement floor req/s, median of the rounds. */
+  vsOneStatement: number;
+  /** Gateway (typed values) req/s ÷ one-statement floor (raw properties) req/s, median of the rounds. */
+  typedVsOneStatement: number;
+  postgraphileVsOneStatement: number;
+  spread: Record<NestedRatio, [number, number]>;
+  medians: Partial<Record<PeerRunner, PeerMedians>>;
   runs: PeerRun[];
+}
+
+/** One concurrency of a REST page: the gateway against its one-statement floor. */
+export interface RestLevel {
+  connections: number;
+  /** Gateway req/s ÷ one-statement floor req/s, median of the rounds. */
+  vsOneStatement: number;
+  spread: { vsOneStatement: [number, number] };
+  medians: Partial<Record<PeerRunner, PeerMedians>>;
+  runs: PeerRun[];
+}
+
+/** A REST page's probe: both answers, and whether they are equal. */
+export interface RestProbe {
+  gateway: PeerProbe;
+  oneStatement: PeerProbe;
+  /** Items in the gateway's page, and whether it had a nextKey. */
+  items: number;
+  nextKey: boolean;
+  /** The one-statement floor's JSON is the gateway's (deep-equal: same ids, order, values, cursor). */
+  equal: boolean;
+  difference?: string;
 }
 
 export interface PeersResults {
@@ -128,14 +198,26 @@ export interface PeersResults {
   versions: { node: string; postgraphile: string };
   database: BenchResults['database'];
   dataset: { scale: number; projects: number; readPortfolioProjects: number };
-  options: Omit<PeersOptions, 'gateway' | 'baselineServer' | 'rawDir' | 'quiet' | 'serverUrl'>;
-  probe: Record<PeerServer, PeerProbe> & {
+  options: Omit<
+    PeersOptions,
+    'gateway' | 'baselineServer' | 'oneStatementServer' | 'rawDir' | 'quiet' | 'serverUrl'
+  > & {
+    /** The light REST pages (1, 2) run this many times the requests of a heavy run. */
+    lightFactor: number;
+  };
+  /** The nested query's probes (absent when --only leaves it out). */
+  probe?: Partial<Record<PeerRunner, PeerProbe>> & {
     /** The normalised comparison of PostGraphile's answer with the gateway's (bench/peers-equal.ts). */
     equality: NestedComparison;
     /** The floor's answer is the gateway's JSON exactly (deep-equal, before any normalisation). */
     floorEqualsGateway: boolean;
+    /** The one-statement floor's answer is the gateway's to NESTED_PROPERTIES_QUERY exactly (deep-equal). */
+    oneStatementEqualsGateway: boolean;
   };
+  /** The nested query (scenario 7), when run. */
   scenarios: { id: string; title: string; runs: PeerLevel[] }[];
+  /** The REST pages (scenarios 1, 2, 3), each on the gateway and its one-statement floor. */
+  rest: { id: string; title: string; probe: RestProbe; runs: RestLevel[] }[];
   /** The busiest other processes during the measured runs and between them (CPU seconds), to judge the noise. */
   otherProcesses: { name: string; cpuSec: number }[];
   profiles?: Partial<Record<PeerServer, ProfileSummary & { file: string }>>;
@@ -153,6 +235,7 @@ const APP_NAME: Record<PeerServer, string> = {
   gateway: 'sdg-bench-gateway',
   postgraphile: 'sdg-bench-postgraphile',
   floor: 'sdg-bench-floor',
+  oneStatement: 'sdg-bench-one-statement',
 };
 
 export async function runPeers(o: PeersOptions): Promise<PeersResults> {
@@ -160,6 +243,13 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
   const say = (line: string) => {
     if (!o.quiet) process.stderr.write(`${line}\n`);
   };
+  const only = o.only.length ? o.only : PEER_SCENARIOS;
+  const unknown = only.filter((id) => !PEER_SCENARIOS.includes(id));
+  if (unknown.length)
+    throw new Error(
+      `--peers runs scenarios ${PEER_SCENARIOS.join(', ')}; not ${unknown.join(', ')}. Drop --only or pick among them.`,
+    );
+  const nestedToo = only.includes('7');
   await ensurePeers(o.quiet);
   mkdirSync(o.rawDir, { recursive: true });
   const prepared = await prepareDataset({ ...o, backend: 'postgres', pgliteDir: '' });
@@ -178,19 +268,23 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
     gateway: o.gateway.args,
     postgraphile: [POSTGRAPHILE_SERVER],
     floor: o.baselineServer.args,
+    oneStatement: o.oneStatementServer.args,
   };
   const env: Record<PeerServer, Record<string, string>> = {
     gateway: gatewayEnv(prepared.serverEnv),
     postgraphile: { DATABASE_URL: dbUrl, NODE_ENV: 'production', GRAPHILE_ENV: 'production' },
     floor: gatewayEnv(prepared.serverEnv),
+    oneStatement: gatewayEnv(prepared.serverEnv),
   };
+  // PostGraphile and the raw floor answer the nested query only.
+  const started = PEER_SERVERS.filter((who) => nestedToo || who === 'gateway' || who === 'oneStatement');
   const servers = {} as Record<PeerServer, ServerProcess>;
   const ourBackends = new Set<number>();
   const others = new OtherCpu();
   const loadAtStart = load1();
   try {
-    // All three on bench/peers' Node 22: PostGraphile 5 needs it, and the others must run on the same.
-    for (const who of PEER_SERVERS) {
+    // All on bench/peers' Node 22: PostGraphile 5 needs it, and the others must run on the same.
+    for (const who of started) {
       servers[who] = new ServerProcess(
         who,
         PEERS_NODE,
@@ -200,64 +294,112 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
         join(o.rawDir, `peers-${who}.log`),
       );
     }
-    await Promise.all(PEER_SERVERS.map((who) => servers[who].ready(120_000)));
+    await Promise.all(started.map((who) => servers[who].ready(120_000)));
     say(
-      `gateway, PostGraphile ${peerVersions().postgraphile} and the raw floor are up on Node ${peerVersions().node}`,
+      `${started.map((who) => (who === 'postgraphile' ? `PostGraphile ${peerVersions().postgraphile}` : LABEL[who])).join(', ')} are up on Node ${peerVersions().node}`,
     );
 
     const ctx = await scenarioContext(servers.gateway.url, prepared);
+    const statements = async () =>
+      ((await (await fetch(`${servers.postgraphile.url}/stats`)).json()) as { statements: number })
+        .statements;
+    /** One warm answer of a runner: a first request fills the caches, the second is recorded. */
+    const answer = async (who: PeerRunner, spec: RequestSpec) => {
+      const server = servers[PROCESS_OF[who]];
+      await probe(server.url, ctx.apiKey, spec);
+      const before = who === 'postgraphile' ? await statements() : 0;
+      const { body, coldSql: _c, ...p } = await probe(server.url, ctx.apiKey, spec);
+      if (who === 'postgraphile') p.sql = (await statements()) - before;
+      if (p.status !== 200)
+        throw new Error(`${who} answered ${p.status}: ${JSON.stringify(body).slice(0, 500)}`);
+      return { probe: p as PeerProbe, body };
+    };
+
+    // ---- The nested query's requests, and equal answers first: same rows, order and values ----
     const nested = SCENARIOS.find((s) => s.id === '7')!;
-    const specs: Record<PeerServer, RequestSpec> = {
+    const sizes = { projects: 100, contacts: 10, parcels: 5 };
+    const nestedSpecs: Record<PeerRunner, RequestSpec> = {
       gateway: nested.gateway(ctx)(0),
+      gatewayRaw: {
+        method: 'POST',
+        path: '/graphql',
+        body: JSON.stringify({
+          query: NESTED_PROPERTIES_QUERY,
+          variables: { orgId: ctx.orgId, portfolioId: ctx.portfolioId, ...sizes },
+        }),
+      },
       floor: nested.baseline!(ctx)(0),
+      // The raw floor's path: the same parameters.
+      oneStatement: nested.baseline!(ctx)(0),
       postgraphile: {
         method: 'POST',
         path: '/graphql',
         body: JSON.stringify({
           query: POSTGRAPHILE_NESTED_QUERY,
-          variables: {
-            orgId: ctx.orgId,
-            portfolioId: ctx.portfolioId,
-            projects: 100,
-            contacts: 10,
-            parcels: 5,
-          },
+          variables: { orgId: ctx.orgId, portfolioId: ctx.portfolioId, ...sizes },
         }),
       },
     };
-
-    // ---- Equal answers first: the same rows, in the same order, with the same values ----
-    const statements = async () =>
-      ((await (await fetch(`${servers.postgraphile.url}/stats`)).json()) as { statements: number })
-        .statements;
-    const probes = {} as Record<PeerServer, PeerProbe>;
-    const bodies = {} as Record<PeerServer, unknown>;
-    for (const who of PEER_SERVERS) {
-      await probe(servers[who].url, ctx.apiKey, specs[who]);
-      const before = who === 'postgraphile' ? await statements() : 0;
-      const { body, coldSql: _c, ...p } = await probe(servers[who].url, ctx.apiKey, specs[who]);
-      if (who === 'postgraphile') p.sql = (await statements()) - before;
-      if (p.status !== 200)
+    let nestedProbe: PeersResults['probe'];
+    if (nestedToo) {
+      const probes: Partial<Record<PeerRunner, PeerProbe>> = {};
+      const bodies: Partial<Record<PeerRunner, unknown>> = {};
+      for (const who of NESTED_RUNNERS) {
+        const a = await answer(who, nestedSpecs[who]);
+        probes[who] = a.probe;
+        bodies[who] = a.body;
+      }
+      const equality = compareNested(fromGateway(bodies.gateway), fromPostgraphile(bodies.postgraphile));
+      const floorEqualsGateway = isDeepStrictEqual(bodies.floor, bodies.gateway);
+      const oneStatementDifference = firstDifference(bodies.oneStatement, bodies.gatewayRaw);
+      const { projects, contacts, parcels } = equality.counts;
+      const raw = nestedCounts(bodies.gatewayRaw);
+      say(
+        `answers compared: ${projects} projects, ${contacts} contacts, ${parcels} parcels: ${equality.equal ? 'equal' : `DIFFERENT at ${equality.difference}`}; floor ${floorEqualsGateway ? 'equal' : 'DIFFERENT'}; ` +
+          `one-statement floor (raw properties, ${raw.projects}/${raw.contacts}/${raw.parcels}) ${oneStatementDifference ? `DIFFERENT at ${oneStatementDifference}` : 'equal'}`,
+      );
+      if (!equality.equal || !floorEqualsGateway || oneStatementDifference)
         throw new Error(
-          `${who} answered ${p.status} to the nested query: ${JSON.stringify(body).slice(0, 500)}`,
+          `the servers' answers differ (${equality.difference ?? (floorEqualsGateway ? `one-statement floor ≠ gateway at ${oneStatementDifference}` : 'floor ≠ gateway')}): a ratio would compare different work. Fix the query in bench/peers-equal.ts, bench/baseline.ts or bench/one-statement-sql.ts.`,
         );
-      probes[who] = p;
-      bodies[who] = body;
+      if (!projects || !contacts || !parcels || raw.parcels !== parcels)
+        throw new Error(
+          `the nested answer is empty at some level (${projects}/${contacts}/${parcels}, raw properties ${raw.projects}/${raw.contacts}/${raw.parcels}): nothing to compare`,
+        );
+      nestedProbe = { ...probes, equality, floorEqualsGateway, oneStatementEqualsGateway: true };
     }
-    const equality = compareNested(fromGateway(bodies.gateway), fromPostgraphile(bodies.postgraphile));
-    const floorEqualsGateway = isDeepStrictEqual(bodies.floor, bodies.gateway);
-    const { projects, contacts, parcels } = equality.counts;
-    say(
-      `answers compared: ${projects} projects, ${contacts} contacts, ${parcels} parcels: ${equality.equal ? 'equal' : `DIFFERENT at ${equality.difference}`}; floor ${floorEqualsGateway ? 'equal' : 'DIFFERENT'}`,
-    );
-    if (!equality.equal || !floorEqualsGateway)
-      throw new Error(
-        `the servers' answers differ (${equality.difference ?? 'floor ≠ gateway'}): a ratio would compare different work. Fix the query in bench/peers-equal.ts or bench/baseline.ts.`,
+
+    // ---- The REST pages, each the same request to the gateway and to its one-statement floor ----
+    const restScenarios = SCENARIOS.filter((s) => s.id !== '7' && only.includes(s.id));
+    const rest: PeersResults['rest'] = [];
+    for (const s of restScenarios) {
+      const spec = s.gateway(ctx)(0);
+      const g = await answer('gateway', spec);
+      const f = await answer('oneStatement', spec);
+      const page = g.body as { items?: unknown[]; nextKey?: string | null };
+      const difference = firstDifference(f.body, g.body);
+      const items = page.items?.length ?? 0;
+      say(
+        `REST ${s.id}: ${items} items${page.nextKey ? ' and a nextKey' : ''}: one-statement floor ${difference ? `DIFFERENT at ${difference}` : 'equal'}`,
       );
-    if (!projects || !contacts || !parcels)
-      throw new Error(
-        `the nested answer is empty at some level (${projects}/${contacts}/${parcels}): nothing to compare`,
-      );
+      if (difference)
+        throw new Error(
+          `the one-statement floor's answer to scenario ${s.id} differs from the gateway's at ${difference}: fix bench/one-statement-sql.ts`,
+        );
+      if (!items) throw new Error(`scenario ${s.id}'s page is empty: nothing to compare`);
+      rest.push({
+        id: s.id,
+        title: s.title,
+        probe: {
+          gateway: g.probe,
+          oneStatement: f.probe,
+          items,
+          nextKey: !!page.nextKey,
+          equal: true,
+        },
+        runs: [],
+      });
+    }
 
     // ---- Load: per concurrency, rounds in a rotating order of the servers ----
     const settle = async (server: ServerProcess) => {
@@ -272,29 +414,39 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
       for (const r of rows) ourBackends.add(r.pid);
       return new Map(rows.map((r) => [r.pid, cpuSeconds(r.pid) ?? 0]));
     };
-    const measure = async (who: PeerServer, c: number, round: number): Promise<PeerRun> => {
-      const server = servers[who];
+    const measure = async (
+      who: PeerRunner,
+      spec: RequestSpec,
+      factor: number,
+      c: number,
+      round: number,
+    ): Promise<PeerRun> => {
+      const proc = PROCESS_OF[who];
+      const server = servers[proc];
       const base = {
         url: server.url,
         apiKey: ctx.apiKey,
         connections: c,
         duration: 120,
-        next: () => specs[who],
+        next: () => spec,
       };
-      await runLoad({ ...base, amount: Math.max(c, o.warmupRequests) });
+      await runLoad({ ...base, amount: Math.max(c, factor * o.warmupRequests) });
       await settle(server);
       others.sample();
       server.startWindow();
-      const pg0 = await backendCpu(who);
+      const pg0 = await backendCpu(proc);
       const m0 = machineCpuSeconds();
       const gen0 = process.cpuUsage();
       const t0 = performance.now();
-      const r = await runLoad({ ...base, amount: Math.max(o.requestsPerConnection * c, o.minRequests) });
+      const r = await runLoad({
+        ...base,
+        amount: factor * Math.max(o.requestsPerConnection * c, o.minRequests),
+      });
       const wall = (performance.now() - t0) / 1000;
       const gen = process.cpuUsage(gen0);
       const m1 = machineCpuSeconds();
       let pgSec = 0;
-      for (const [pid, sec] of await backendCpu(who)) pgSec += Math.max(0, sec - (pg0.get(pid) ?? 0));
+      for (const [pid, sec] of await backendCpu(proc)) pgSec += Math.max(0, sec - (pg0.get(pid) ?? 0));
       const w = server.endWindow();
       others.sample();
       await settle(server);
@@ -315,27 +467,44 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
         otherCores: r2(Math.max(0, m1.busy - m0.busy - ours) / wall),
       };
     };
-
-    const levels: PeerLevel[] = [];
-    for (const c of o.connections) {
+    /** Every round runs each runner once, in an order rotated by the round. */
+    const rounds = async (
+      id: string,
+      runners: PeerRunner[],
+      spec: (who: PeerRunner) => RequestSpec,
+      factor: number,
+      c: number,
+    ) => {
       const runs: PeerRun[] = [];
       for (let round = 1; round <= o.rounds; round++) {
         // Rotate who goes first, so no server always runs right after the same other one.
-        const order = PEER_SERVERS.map((_, i) => PEER_SERVERS[(i + round - 1) % PEER_SERVERS.length]);
+        const order = runners.map((_, i) => runners[(i + round - 1) % runners.length]);
         for (const who of order) {
-          const x = await measure(who, c, round);
+          const x = await measure(who, spec(who), factor, c, round);
           runs.push(x);
           say(
-            `  7 c=${String(c).padEnd(3)} round ${round}  ${who.padEnd(12)} ${String(x.rps).padStart(7)} req/s  p50 ${x.latencyMs.p50}ms  cpu ${x.nodeCpuMsPerRequest} + pg ${x.pgCpuMsPerRequest} ms/req  rss ${x.peakRssMb}MB  other ${x.otherCores} cores  errors ${x.errors}`,
+            `  ${id.padEnd(2)} c=${String(c).padEnd(3)} round ${round}  ${who.padEnd(12)} ${String(x.rps).padStart(7)} req/s  p50 ${x.latencyMs.p50}ms  cpu ${x.nodeCpuMsPerRequest} + pg ${x.pgCpuMsPerRequest} ms/req  rss ${x.peakRssMb}MB  other ${x.otherCores} cores  errors ${x.errors}`,
           );
         }
       }
-      levels.push(summarizeLevel(c, runs));
+      return runs;
+    };
+
+    const levels: PeerLevel[] = [];
+    for (const c of nestedToo ? o.connections : [])
+      levels.push(summarizeLevel(c, await rounds('7', NESTED_RUNNERS, (who) => nestedSpecs[who], 1, c)));
+    for (const page of rest) {
+      const spec = SCENARIOS.find((s) => s.id === page.id)!.gateway(ctx)(0);
+      const heavy = SCENARIOS.find((s) => s.id === page.id)!.heavy;
+      for (const c of o.connections)
+        page.runs.push(
+          summarizeRest(c, await rounds(page.id, REST_RUNNERS, () => spec, heavy ? 1 : LIGHT_FACTOR, c)),
+        );
     }
 
-    for (const who of PEER_SERVERS) await servers[who].stop();
+    for (const who of started) await servers[who].stop();
     const profiles: PeersResults['profiles'] = o.cpuProf ? {} : undefined;
-    for (const who of o.cpuProf ? PEER_SERVERS : []) {
+    for (const who of o.cpuProf ? started : []) {
       const file = profileFile(who);
       // Start-up (module loading, schema building) is left out: it is not what a request costs.
       const { firstWindowAt, spawnedAt } = servers[who];
@@ -365,13 +534,16 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
         reseed: o.reseed,
         connections: o.connections,
         cpuProf: o.cpuProf,
+        only,
         rounds: o.rounds,
         requestsPerConnection: o.requestsPerConnection,
         minRequests: o.minRequests,
         warmupRequests: o.warmupRequests,
+        lightFactor: LIGHT_FACTOR,
       },
-      probe: { ...probes, equality, floorEqualsGateway },
-      scenarios: [{ id: nested.id, title: nested.title, runs: levels }],
+      ...(nestedProbe ? { probe: nestedProbe } : {}),
+      scenarios: nestedToo ? [{ id: nested.id, title: nested.title, runs: levels }] : [],
+      rest,
       otherProcesses: others.busiest(new Set([...Object.values(servers).map((s) => s.pid), ...ourBackends])),
       profiles,
     };
@@ -381,20 +553,22 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
   }
 }
 
-function summarizeLevel(connections: number, runs: PeerRun[]): PeerLevel {
-  const rounds = [...new Set(runs.map((x) => x.round))];
-  const of = (who: PeerServer, round: number) => runs.find((x) => x.server === who && x.round === round)!;
-  const ratios = (a: PeerServer, b: PeerServer) =>
-    rounds.map((k) => (of(b, k).rps > 0 ? of(a, k).rps / of(b, k).rps : 0));
-  const stat = (xs: number[]) => ({
-    median: r2(median(xs)),
-    spread: [r2(Math.min(...xs)), r2(Math.max(...xs))] as [number, number],
-  });
-  const g = stat(ratios('gateway', 'postgraphile'));
-  const f = stat(ratios('gateway', 'floor'));
-  const pf = stat(ratios('postgraphile', 'floor'));
-  const medians = {} as Record<PeerServer, PeerMedians>;
-  for (const who of PEER_SERVERS) {
+const LABEL: Record<PeerServer, string> = {
+  gateway: 'gateway',
+  postgraphile: 'PostGraphile',
+  floor: 'the raw floor',
+  oneStatement: 'the one-statement floor',
+};
+
+const stat = (xs: number[]) => ({
+  median: r2(median(xs)),
+  spread: [r2(Math.min(...xs)), r2(Math.max(...xs))] as [number, number],
+});
+
+/** Per runner: median req/s, CPU and p50 over the rounds, and the highest peak RSS of any round. */
+function mediansOf(runs: PeerRun[]): Partial<Record<PeerRunner, PeerMedians>> {
+  const medians: Partial<Record<PeerRunner, PeerMedians>> = {};
+  for (const who of new Set(runs.map((x) => x.server))) {
     const mine = runs.filter((x) => x.server === who);
     const m = (pick: (x: PeerRun) => number) => r2(median(mine.map(pick)));
     medians[who] = {
@@ -406,13 +580,42 @@ function summarizeLevel(connections: number, runs: PeerRun[]): PeerLevel {
       p50Ms: m((x) => x.latencyMs.p50),
     };
   }
+  return medians;
+}
+
+/** Each round's ratio of a's req/s to b's (0 when b served nothing). */
+function roundRatios(runs: PeerRun[], a: PeerRunner, b: PeerRunner): number[] {
+  const rounds = [...new Set(runs.map((x) => x.round))];
+  const of = (who: PeerRunner, round: number) => runs.find((x) => x.server === who && x.round === round)!;
+  return rounds.map((k) => (of(b, k).rps > 0 ? of(a, k).rps / of(b, k).rps : 0));
+}
+
+function summarizeLevel(connections: number, runs: PeerRun[]): PeerLevel {
+  const pairs: Record<NestedRatio, [PeerRunner, PeerRunner]> = {
+    vsPostgraphile: ['gateway', 'postgraphile'],
+    vsFloor: ['gateway', 'floor'],
+    postgraphileVsFloor: ['postgraphile', 'floor'],
+    vsOneStatement: ['gatewayRaw', 'oneStatement'],
+    typedVsOneStatement: ['gateway', 'oneStatement'],
+    postgraphileVsOneStatement: ['postgraphile', 'oneStatement'],
+  };
+  const ratios = {} as Record<NestedRatio, number>;
+  const spread = {} as Record<NestedRatio, [number, number]>;
+  for (const [k, [a, b]] of Object.entries(pairs) as [NestedRatio, [PeerRunner, PeerRunner]][]) {
+    const s = stat(roundRatios(runs, a, b));
+    ratios[k] = s.median;
+    spread[k] = s.spread;
+  }
+  return { connections, ...ratios, spread, medians: mediansOf(runs), runs };
+}
+
+function summarizeRest(connections: number, runs: PeerRun[]): RestLevel {
+  const s = stat(roundRatios(runs, 'gateway', 'oneStatement'));
   return {
     connections,
-    vsPostgraphile: g.median,
-    vsFloor: f.median,
-    postgraphileVsFloor: pf.median,
-    spread: { vsPostgraphile: g.spread, vsFloor: f.spread, postgraphileVsFloor: pf.spread },
-    medians,
+    vsOneStatement: s.median,
+    spread: { vsOneStatement: s.spread },
+    medians: mediansOf(runs),
     runs,
   };
 }

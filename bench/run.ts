@@ -48,9 +48,11 @@ const HELP = `npm run bench -- [options]
                        (SINGLE_URL, default: the coordinator's own instance, a database without the
                        extension), one gateway each, alternating --rounds rounds (default ${DISTRIBUTION_DEFAULTS.rounds}) of
                        scenarios ${DISTRIBUTION_DEFAULTS.scenarios.join(', ')} at ${DISTRIBUTION_DEFAULTS.connections.join(',')} connections; see bench/README.md
-  --peers              instead of the scenarios above: the nested query (7) on the gateway, PostGraphile 5
-                       and the raw floor, all on Node 22, answers checked equal, then alternating rounds
-                       (Postgres only; installs bench/peers with npm ci on first use; see bench/README.md)
+  --peers              instead of the scenarios above: the nested query (7) on the gateway, PostGraphile 5,
+                       the raw floor and the one-statement floor (Postgres builds the answer's text), and
+                       the REST pages 1, 2, 3 on the gateway and the one-statement floor, all on Node 22,
+                       answers checked equal, then alternating rounds (--only picks among 7,1,2,3;
+                       Postgres only; installs bench/peers with npm ci on first use; see bench/README.md)
   --rounds <n>         with --peers: rounds per concurrency (default 3); with the scenarios above:
                        alternating gateway and floor runs per scenario and concurrency, each ratio the
                        median of the rounds' (default 1; Postgres only)

@@ -17,7 +17,7 @@ const skip = !process.env.DATABASE_URL
     : undefined;
 
 test.skipIf(skip)(
-  `the peer bench checks PostGraphile's answer equal to the gateway's and measures all three${skip ? ` (skipped: ${skip})` : ''}`,
+  `the peer bench checks PostGraphile's and the floors' answers equal to the gateway's and measures every server${skip ? ` (skipped: ${skip})` : ''}`,
   { timeout: 240_000 },
   async () => {
     const url = process.env.DATABASE_URL!;
@@ -36,14 +36,25 @@ test.skipIf(skip)(
       expect(r.probe.equality.counts.contacts).toBeGreaterThan(0);
       expect(r.probe.equality.counts.parcels).toBeGreaterThan(0);
       expect(r.probe.floorEqualsGateway).toBe(true);
+      expect(r.probe.oneStatementEqualsGateway).toBe(true);
       const [level] = r.scenarios[0].runs;
       expect(r.scenarios[0].id).toBe('7');
       expect(level.connections).toBe(2);
       expect(level.runs.map((x: { server: string }) => x.server).sort()).toEqual([
         'floor',
         'gateway',
+        'gatewayRaw',
+        'oneStatement',
         'postgraphile',
       ]);
+      // The REST pages beside their one-statement floor, each answer checked equal first.
+      expect(r.rest.map((p: { id: string }) => p.id)).toEqual(['1', '2', '3']);
+      for (const page of r.rest) {
+        expect(page.probe.equal, page.id).toBe(true);
+        expect(page.probe.items, page.id).toBeGreaterThan(0);
+        expect(page.runs[0].vsOneStatement, page.id).toBeGreaterThan(0);
+        for (const x of page.runs[0].runs) expect(x.errors, `${page.id} ${x.server}`).toBe(0);
+      }
       for (const x of level.runs) {
         expect(x.requests, x.server).toBeGreaterThanOrEqual(4);
         expect(x.errors, x.server).toBe(0);
@@ -52,6 +63,7 @@ test.skipIf(skip)(
       }
       expect(level.vsPostgraphile).toBeGreaterThan(0);
       expect(level.vsFloor).toBeGreaterThan(0);
+      expect(level.vsOneStatement).toBeGreaterThan(0);
       expect(md).toContain('gateway ÷ PostGraphile');
     } finally {
       await dropBenchDatabase(url, dbName);
