@@ -65,7 +65,7 @@ export function peersMarkdown(r: PeersResults): string {
   );
   L.push('');
   L.push(
-    'The one-statement floor (bench/one-statement.ts) answers each request with ONE statement in which Postgres builds the whole response text (bench/one-statement-sql.ts: json_build_object and json_agg over LATERAL pages, cursors signed with sha256), passed to the client unparsed; ' +
+    'The one-statement floor (bench/one-statement.ts) answers each request with ONE statement in which Postgres builds the whole response text (bench/one-statement-sql.ts: JSON text by concatenation and string_agg over LATERAL pages, cursors signed with sha256; prepared, generic plans, no JIT), passed to the client unparsed; ' +
       "the API-key lookup and its stamp are in the same statement, and the labels are read by it each time (the gateway caches them per org version). It answers the nested query with raw `properties`, so it is compared with the gateway asked the same (`vsOneStatement`); the gateway's typed values are compared with it too (`typedVsOneStatement`).",
   );
   const p = r.probe;
