@@ -266,13 +266,7 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
     // clients report through the pool, checked-out ones through their own 'error' event. The
     // failure still reaches the query that was running, which answers 503.
     pool.on('error', () => {});
-    pool.on('connect', (client) => {
-      client.on('error', () => {});
-      // A planned read is one statement of many small sub-selects, which the planner prices far
-      // above jit_above_cost: JIT then compiled for ~100 ms what runs in a few. Queued before any
-      // statement of the client, so none runs with JIT on (docs/decisions.md#postgres-writes-planned-answers).
-      client.query('set jit = off').catch(() => {});
-    });
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<DB>({
       dialect: new PostgresDialect({ pool }),
       log: countStatements(stats),
