@@ -34,6 +34,7 @@ import {
   SCHEMA_SQL,
   STAMP_SQL,
 } from './baseline-sql.js';
+import { HttpError, intParam, required } from './http-params.js';
 
 // The gateway's timestamptz parser (src/db/database.ts), so the floor reads rows no slower than it.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
@@ -92,16 +93,6 @@ interface Def {
   name: string;
   property_type: string;
   options: { id: string; name: string; color: string }[];
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** Cursors exactly as src/pagination/cursor.ts makes them: base64url(JSON) "." HMAC-SHA256 truncated. */
@@ -309,20 +300,6 @@ function typedValues(r: Row, defs: Def[], users: Map<string, { id: string; name:
     out.push(o);
   }
   return out;
-}
-
-function intParam(q: URLSearchParams, name: string, fallback: number, max: number): number {
-  const v = q.get(name);
-  if (v === null) return fallback;
-  if (!/^[0-9]{1,5}$/.test(v) || Number(v) < 1 || Number(v) > max)
-    throw new HttpError(400, 'VALIDATION_FAILED', `${name} must be an integer from 1 to ${max}`);
-  return Number(v);
-}
-
-function required(q: URLSearchParams, name: string): string {
-  const v = q.get(name);
-  if (!v) throw new HttpError(400, 'VALIDATION_FAILED', `query parameter ${name} is required`);
-  return v;
 }
 
 async function restPage(req: Request, key: string | string[] | undefined, q: URLSearchParams) {

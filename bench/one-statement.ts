@@ -26,6 +26,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
 import { CursorCodec } from '../src/pagination/cursor.js';
+import { HttpError, intParam, required } from './http-params.js';
 import {
   type Access,
   hmacPads,
@@ -34,16 +35,6 @@ import {
   PAGE_SQL,
   pageValues,
 } from './one-statement-sql.js';
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** The gateway's key shape (src/http/auth.ts KEY_SHAPE): anything else is refused without a lookup. */
 const KEY_SHAPE = /^[A-Za-z0-9_-]{16,200}$/;
@@ -54,20 +45,6 @@ function keyHash(key: string | string[] | undefined): string {
   if (!KEY_SHAPE.test(key))
     throw new HttpError(401, 'UNAUTHENTICATED', 'The API key in X-API-Key is unknown or revoked.');
   return createHash('sha256').update(key).digest('hex');
-}
-
-function intParam(q: URLSearchParams, name: string, fallback: number, max: number): number {
-  const v = q.get(name);
-  if (v === null) return fallback;
-  if (!/^[0-9]{1,5}$/.test(v) || Number(v) < 1 || Number(v) > max)
-    throw new HttpError(400, 'VALIDATION_FAILED', `${name} must be an integer from 1 to ${max}`);
-  return Number(v);
-}
-
-function required(q: URLSearchParams, name: string): string {
-  const v = q.get(name);
-  if (!v) throw new HttpError(400, 'VALIDATION_FAILED', `query parameter ${name} is required`);
-  return v;
 }
 
 /** The bound a startKey names, checked as the gateway checks it (signature, scope, shape). */
