@@ -11,6 +11,7 @@ import * as m0009 from './0009_maps.js';
 import * as m0010 from './0010_external_ids.js';
 import * as m0011 from './0011_admin_audit.js';
 import * as m0012 from './0012_portfolio_bounds_index.js';
+import * as m0013 from './0013_record_counts.js';
 
 /** Static list, so migrations work the same from sources (tests), from dist/ and in a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const migrations: Record<string, Migration> = {
   '0010_external_ids': m0010,
   '0011_admin_audit': m0011,
   '0012_portfolio_bounds_index': m0012,
+  '0013_record_counts': m0013,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -22,6 +22,7 @@ export const TENANT_TABLES = [
   'external_sources',
   'external_ids',
   'idempotency_keys',
+  'record_counts',
 ] as const;
 
 /** Put this comment in a statement that is meant to span tenants. */

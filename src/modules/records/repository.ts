@@ -336,7 +336,15 @@ async function plainCounts(
   keys: readonly { orgId: string; parentId: string }[],
 ): Promise<number[]> {
   const def = LISTS[list];
-  const table = sql.table(def.linkTable ?? RECORD_TABLE[def.childKind]);
+  if (!def.linkTable) {
+    const { rows } = await sql<{ ord: number; n: number }>`
+      select p.ord, ${listSize(list, oneOrg(keys))} as n
+      from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)`.execute(db);
+    const out = keys.map(() => 0);
+    for (const r of rows) out[r.ord] = r.n;
+    return out;
+  }
+  const table = sql.table(def.linkTable);
   const parentCol = sql.ref(def.parentCol);
   const { rows } = await sql<{ org_id: string; parent_id: string; n: number }>`
     select org_id, ${parentCol} as parent_id, count(*)::int as n from ${table}
@@ -347,6 +355,19 @@ async function plainCounts(
   return keys.map((k) => byKey.get(`${k.orgId}\0${k.parentId}`) ?? 0);
 }
 
+/**
+ * How many records a parent `p` (of `parentValues`) holds, as an int expression: for a portfolio's
+ * list its kept count (migration 0013: the sum of its stripes' rows), or, where none is kept (Citus, or a portfolio
+ * that never held a record of the kind), its records counted; a link list is always counted.
+ */
+function listSize(list: ListName, org: string): RawBuilder<number> {
+  const def = LISTS[list];
+  const counted = sql<number>`(select count(*)::int from ${listScope(list, PLAIN_QUERY, org).from})`;
+  if (def.linkTable) return counted;
+  return sql<number>`coalesce((select sum(k.n)::int from record_counts k
+    where k.org_id = ${org}::text and k.portfolio_id = p.parent_id and k.kind = ${def.childKind}), ${counted})`;
+}
+
 export const parentValues = (keys: readonly { orgId: string; parentId: string }[]) =>
   sql.join(keys.map((k, i) => sql`(${i}::int, ${k.orgId}::text, ${k.parentId}::text)`));
 
@@ -354,8 +375,8 @@ export const parentValues = (keys: readonly { orgId: string; parentId: string }[
  * Counts matches up to EXACT_COUNT_LIMIT + 1, in id order. Ids are random (ids.ts), so the first
  * matches by id are a uniform sample that owes nothing to creation time, import order or any value.
  * A list with more is estimated by inverse sampling: the (limit + 1)th match by id lies after `seen`
- * of the list's records, so about limit / (seen - 1) of them match; times the list's size. Both
- * sizes are index-only counts. The relative error is about 1 / sqrt(limit) whatever the share of
+ * of the list's records, so about limit / (seen - 1) of them match; times the list's size. The
+ * size is kept (listSize) and `seen` an index-only count. The relative error is about 1 / sqrt(limit) whatever the share of
  * matches, and when the last match is the list's last record the count is exact after all.
  */
 async function filteredCounts(
@@ -383,7 +404,7 @@ async function filteredCounts(
   );
   const { rows: sized } = await sql<{ ord: number; total: number; seen: number }>`
     select p.ord, t.total, s.seen from (values ${parents}) as p(ord, org_id, parent_id, last)
-    cross join lateral (select count(*)::int as total from ${plain.from}) t
+    cross join lateral (select ${listSize(list, org)} as total) t
     cross join lateral (select count(*)::int as seen from ${plain.from} and ${plain.childId} <= p.last) s`.execute(
     db,
   );
