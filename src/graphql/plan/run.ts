@@ -52,6 +52,7 @@ async function connections(
     orgId,
     parents.map((p) => p.id),
     args(plan, vars),
+    plan.fields.some((f) => f.kind === 'totalCount' || f.kind === 'totalCountIsEstimate'),
   );
   // Each field's answers for all pages first, then each page's object as one literal.
   const lists: unknown[][] = [];

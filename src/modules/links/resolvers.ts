@@ -1,10 +1,11 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Context } from '../../context.js';
 import type { MutationResolvers, Resolvers } from '../../generated/graphql.js';
 import { LIST_FIELDS, type ListName, listPage, type RecordModel } from '../records/index.js';
 import { setContactLink } from './service.js';
 
-const links = (list: ListName) => (r: RecordModel, args: object, ctx: Context) =>
-  listPage(ctx, list, r.orgId, r.id, args);
+const links = (list: ListName) => (r: RecordModel, args: object, ctx: Context, info: GraphQLResolveInfo) =>
+  listPage(ctx, list, r.orgId, r.id, args, info);
 
 /** Link (true) or unlink (false) a contact and a project; the payload has both sides. */
 const projectContact =

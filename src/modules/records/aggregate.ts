@@ -365,7 +365,7 @@ function selectedMeasures(
   return out;
 }
 
-/** The field nodes of selection sets, with fragments written out (RecordAggregates is one object type). */
+/** The field nodes of selection sets, with fragments written out (each set is of one object type). */
 function fieldsOf(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]): FieldNode[] {
   const out: FieldNode[] = [];
   const seen = new Set<string>();
@@ -386,6 +386,12 @@ function fieldsOf(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]): 
 
 const subSets = (nodes: readonly FieldNode[]) =>
   nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
+
+/** Whether a connection field's selection asks for `totalCount` or `totalCountIsEstimate`. */
+export const asksCount = (info: GraphQLResolveInfo): boolean =>
+  fieldsOf(info, subSets(info.fieldNodes)).some((n) => COUNT_FIELDS.has(n.name.value));
+
+const COUNT_FIELDS = new Set(['totalCount', 'totalCountIsEstimate']);
 
 /** Compiles the selected aggregates; all misfits at once, as one VALIDATION_FAILED. */
 function measuresOf(

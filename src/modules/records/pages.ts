@@ -3,7 +3,13 @@ import type { Context } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { type ConnectionArgs, pageWindow } from '../../pagination/connection.js';
 import { namesUsers, PROPERTY_TYPES, propertyType } from '../properties/index.js';
-import { checkboxLabel, type GroupedArgs, listAggregates, listGroupedAggregates } from './aggregate.js';
+import {
+  asksCount,
+  checkboxLabel,
+  type GroupedArgs,
+  listAggregates,
+  listGroupedAggregates,
+} from './aggregate.js';
 import { compileListQuery, type QueryArgs, type RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
 import type { ListCount, PageRequest, PageRow } from './repository.js';
@@ -28,7 +34,8 @@ const FACETED = PROPERTY_TYPES.filter((t) => t.facet)
  * One page of a list (a portfolio's records or a link side) as a Relay connection, for a resolver.
  * The parent has already been access-checked by the caller. The page loader batches (and dedupes)
  * it with every other field's page of the same tick, and its records are handed to the record
- * loaders, where a later `node(id)` or field of the same request finds them.
+ * loaders, where a later `node(id)` or field of the same request finds them. With the field's
+ * `info`, a selection that asks for totalCount starts its count with the page (pagesOf).
  */
 export async function listPage(
   ctx: Context,
@@ -36,8 +43,10 @@ export async function listPage(
   orgId: string,
   parentId: string,
   args: ConnectionArgs & QueryArgs,
+  info?: GraphQLResolveInfo,
 ): Promise<ConnectionModel> {
-  const [page] = await pagesOf(ctx, list, orgId, [parentId], args, FOR_RESOLVERS);
+  const counts = info ? asksCount(info) : false;
+  const [page] = await pagesOf(ctx, list, orgId, [parentId], args, FOR_RESOLVERS, counts);
   return page;
 }
 
@@ -53,8 +62,9 @@ export function levelPages(
   orgId: string,
   parentIds: readonly string[],
   args: ConnectionArgs & QueryArgs,
+  counts = false,
 ): Promise<ConnectionModel[]> {
-  return pagesOf(ctx, list, orgId, parentIds, args, FOR_A_LEVEL);
+  return pagesOf(ctx, list, orgId, parentIds, args, FOR_A_LEVEL, counts);
 }
 
 /** How pagesOf fetches its rows, and whether the record loaders get its records. */
@@ -86,6 +96,7 @@ async function pagesOf(
   parentIds: readonly string[],
   args: ConnectionArgs & QueryArgs,
   fetching: Fetching,
+  counts: boolean,
 ): Promise<ConnectionModel[]> {
   const w = pageWindow(args);
   const query = await compileListQuery(ctx, LISTS[list].childKind, orgId, args);
@@ -106,6 +117,16 @@ async function pagesOf(
             bound: w.cursor ? decodeBound(ctx, scopes[i], w.cursor, query) : undefined,
           }),
         );
+  // Asked for, the counts start now, on a connection of their own, instead of after the page: a
+  // filtered count at county scale takes as long as the page. Caught here too, so that a count no
+  // one reads (the page failed) is not an unhandled rejection; totalCount still gets its error.
+  const counting = counts
+    ? parentIds.map((parentId) => {
+        const c = ctx.loaders.count.load({ list, orgId, parentId, query });
+        c.catch(() => {});
+        return c;
+      })
+    : undefined;
   const loaded = reqs ? await fetching.rows(ctx, reqs) : undefined;
   const record = fetching.primesRecordLoaders ? ctx.loaders.record : undefined;
   let named = false;
@@ -130,6 +151,7 @@ async function pagesOf(
         w.direction === 'backward' ? more : !!w.cursor,
       ),
       { ctx, list, orgId, parentId, query },
+      counting?.[i],
     );
   });
   // What every record's `properties` and `values` read, loaded once for the page: the records'
@@ -218,11 +240,11 @@ class Connection implements ConnectionModel {
   declare private readonly of: ListScope;
   declare private counting: Promise<ListCount> | undefined;
 
-  constructor(edges: Edge[], pageInfo: PageInfo, of: ListScope) {
+  constructor(edges: Edge[], pageInfo: PageInfo, of: ListScope, counting?: Promise<ListCount>) {
     this.edges = edges;
     this.pageInfo = pageInfo;
     this.of = of;
-    this.counting = undefined;
+    this.counting = counting;
   }
 
   async totalCount(): Promise<number> {

@@ -58,8 +58,10 @@ const recordFields = {
     values.recordValue(ctx, r, a.propertyId),
 };
 
-const page = (list: ListName) => (p: { orgId: string; id: string }, args: object, ctx: Context) =>
-  listPage(ctx, list, p.orgId, p.id, args);
+const page =
+  (list: ListName) =>
+  (p: { orgId: string; id: string }, args: object, ctx: Context, info: GraphQLResolveInfo) =>
+    listPage(ctx, list, p.orgId, p.id, args, info);
 
 const connection = {
   nodes: (c: { edges: { node: RecordModel }[] }) => c.edges.map((e) => e.node),
