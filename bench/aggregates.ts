@@ -7,16 +7,14 @@
  * does for the maps), so the floor cannot drift from the gateway's SQL; the raw answer is checked
  * equal to the gateway's before anything is timed.
  *
- * The gateway runs in this process (buildApp on its own pool), listening on a local port: the
- * client's share of the event loop is small beside the statement, and in-process is the only way to
- * read the statement off its `pg` client without a build.
+ * The gateway runs in this process (bench/in-process.ts): in-process is the only way to read the
+ * statement off its `pg` client without a build.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { buildApp } from '../src/app.js';
-import { createDatabase } from '../src/db/database.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { inProcessGateway } from './in-process.js';
 import { load1 } from './machine.js';
 import { type BenchOptions, prepareDataset } from './runner.js';
 
@@ -72,26 +70,12 @@ export async function aggregatesCommand(
   const orgId = prepared.dataset.orgId;
   const portfolioId = prepared.dataset.portfolioIds[0];
   const capture = captureStatements();
-  const database = await createDatabase({ url, statementTimeoutMs: 60_000 });
-  const app = await buildApp({ database, exposeStatementCount: true });
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const server = await inProcessGateway(url, prepared.fixture.apiKey);
   const raw = new pg.Client({ connectionString: url });
   await raw.connect();
   try {
     const body = JSON.stringify({ query: ACRES_BY_STATUS, variables: { orgId, portfolioId } });
-    const ask = async () => {
-      const t = performance.now();
-      const r = await fetch(`${base}/graphql`, {
-        method: 'POST',
-        headers: { 'x-api-key': prepared.fixture.apiKey, 'content-type': 'application/json' },
-        body,
-      });
-      const json = (await r.json()) as any;
-      const ms = performance.now() - t;
-      if (r.status !== 200 || json.errors)
-        throw new Error(`gateway: ${r.status} ${JSON.stringify(json).slice(0, 300)}`);
-      return { ms, json, sql: Number(r.headers.get('x-sql-statements')) };
-    };
+    const ask = () => server.ask(body);
     // Warm-up, with the aggregate statement captured (the one that groups).
     capture.state.on = true;
     const first = await ask();
@@ -176,7 +160,6 @@ export async function aggregatesCommand(
   } finally {
     capture.restore();
     await raw.end();
-    await app.close();
-    await database.close();
+    await server.close();
   }
 }

@@ -7,11 +7,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { buildApp } from '../src/app.js';
-import { createDatabase } from '../src/db/database.js';
 import type { DB } from '../src/db/types.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { GRID_CASES, GRID_QUERY, gridSortIndexes } from './filters.js';
+import { inProcessGateway } from './in-process.js';
 import { load1 } from './machine.js';
 import { type BenchOptions, prepareDataset } from './runner.js';
 
@@ -36,31 +35,16 @@ export async function gridsCommand(
   const url = prepared.serverEnv.DATABASE_URL;
   const orgId = prepared.dataset.orgId;
   const portfolioId = prepared.dataset.portfolioIds[0];
-  const database = await createDatabase({ url, statementTimeoutMs: 60_000 });
-  await gridSortIndexes(database.db as Kysely<DB>, orgId);
-  const app = await buildApp({ database, exposeStatementCount: true });
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const server = await inProcessGateway(url, prepared.fixture.apiKey);
   try {
+    await gridSortIndexes(server.database.db as Kysely<DB>, orgId);
     const results: GridCaseResult[] = [];
     const loadAtStart = load1();
     for (const c of GRID_CASES) {
       const body = JSON.stringify({ query: GRID_QUERY, variables: { orgId, portfolioId, ...c.variables } });
       const ask = async () => {
-        const t = performance.now();
-        const r = await fetch(`${base}/graphql`, {
-          method: 'POST',
-          headers: { 'x-api-key': prepared.fixture.apiKey, 'content-type': 'application/json' },
-          body,
-        });
-        const json = (await r.json()) as any;
-        const ms = performance.now() - t;
-        if (r.status !== 200 || json.errors)
-          throw new Error(`gateway: ${r.status} ${JSON.stringify(json).slice(0, 300)}`);
-        return {
-          ms,
-          parcels: json.data.organization.portfolio.parcels,
-          sql: Number(r.headers.get('x-sql-statements')),
-        };
+        const r = await server.ask(body);
+        return { ms: r.ms, parcels: r.json.data.organization.portfolio.parcels, sql: r.sql };
       };
       const first = await ask();
       for (let i = 0; i < 3; i++) await ask();
@@ -107,7 +91,6 @@ export async function gridsCommand(
       process.stderr.write(`results: ${file.replace(`${PACKAGE_ROOT}/`, '')}.{json,md}\n`);
     }
   } finally {
-    await app.close();
-    await database.close();
+    await server.close();
   }
 }
