@@ -9,7 +9,7 @@ import { distribute, isCitus } from '../src/db/citus.js';
  * On PostgreSQL and PGlite, statement-level triggers keep it: one upsert per portfolio per
  * statement, from the statement's transition table, so a bulk insert of a thousand records moves
  * one row, and every writer is counted, the gateway's and any other (a seed, psql, the cascade of
- * a deleted portfolio). The count is the sum of up to STRIPES rows, each backend adding to the one
+ * a deleted portfolio, a TRUNCATE). The count is the sum of up to STRIPES rows, each backend adding to the one
  * its process id picks: on a single row, concurrent inserts into one portfolio queued behind each
  * other's commits (docs/benchmarks.md, "A portfolio's kept record count"). A
  * record never changes portfolio (no writer sets `portfolio_id`), so updates are not watched.
@@ -25,6 +25,7 @@ const STRIPES = 16;
 const EVENTS = [
   ['insert', 'new'],
   ['delete', 'old'],
+  ['truncate', undefined],
 ] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -47,11 +48,13 @@ export async function up(db: Kysely<any>): Promise<void> {
         select org_id, portfolio_id, tg_argv[0], pg_backend_pid() % ${sql.lit(STRIPES)}, count(*) from new_rows
         group by org_id, portfolio_id order by org_id, portfolio_id
         on conflict (org_id, portfolio_id, kind, stripe) do update set n = record_counts.n + excluded.n;
-      else
+      elsif tg_op = 'DELETE' then
         insert into record_counts (org_id, portfolio_id, kind, stripe, n)
         select org_id, portfolio_id, tg_argv[0], pg_backend_pid() % ${sql.lit(STRIPES)}, -count(*) from old_rows
         group by org_id, portfolio_id order by org_id, portfolio_id
         on conflict (org_id, portfolio_id, kind, stripe) do update set n = record_counts.n + excluded.n;
+      else
+        delete from record_counts where kind = tg_argv[0];
       end if;
       return null;
     end $$`.execute(db);
@@ -64,7 +67,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     for (const [event, rows] of EVENTS)
       await sql`create trigger ${sql.id(`${table}_count_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
-        referencing ${sql.raw(rows)} table as ${sql.raw(`${rows}_rows`)}
+        ${rows ? sql.raw(`referencing ${rows} table as ${rows}_rows`) : sql``}
         for each statement execute function sdg_count_records(${sql.lit(kind)})`.execute(db);
   }
 }

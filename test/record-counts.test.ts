@@ -135,6 +135,18 @@ describe('kept record counts', () => {
     expect((await totals(env, scope)).contact).toBe(2);
   });
 
+  test.skipIf(onCitus)(
+    'a TRUNCATE of a record table empties its counts, and counting starts again',
+    async ({ env }) => {
+      const scope = await freshPortfolio(env);
+      await insertRecords(env, 'contact', scope, [{ first_name: { text: 'A' } }]);
+      await sql`truncate contacts cascade`.execute(env.database.db);
+      await expectCounts(env, scope, { project: 0, parcel: 0, contact: 0 });
+      await insertRecords(env, 'contact', scope, [{ first_name: { text: 'B' } }]);
+      await expectCounts(env, scope, { project: 0, parcel: 0, contact: 1 });
+    },
+  );
+
   test.runIf(onCitus)('on Citus none is kept: the records are counted', async ({ env }) => {
     const scope = await freshPortfolio(env);
     await insertRecords(env, 'contact', scope, [{ first_name: { text: 'A' } }]);
