@@ -55,12 +55,16 @@ test.skipIf(skip)(
         expect(page.runs[0].vsOneStatement, page.id).toBeGreaterThan(0);
         for (const x of page.runs[0].runs) expect(x.errors, `${page.id} ${x.server}`).toBe(0);
       }
+      // CPU is read in clock ticks of 10 ms: on a run this short, a floor that does next to nothing
+      // in Node (the one-statement floor) can use less than one tick, so only the gateway's must show.
       for (const x of level.runs) {
         expect(x.requests, x.server).toBeGreaterThanOrEqual(4);
         expect(x.errors, x.server).toBe(0);
-        expect(x.nodeCpuMsPerRequest, x.server).toBeGreaterThan(0);
+        expect(x.nodeCpuMsPerRequest, x.server).toBeGreaterThanOrEqual(0);
         expect(x.peakRssMb, x.server).toBeGreaterThan(0);
       }
+      const gateway = level.runs.find((x: { server: string }) => x.server === 'gateway');
+      expect(gateway.nodeCpuMsPerRequest).toBeGreaterThan(0);
       expect(level.vsPostgraphile).toBeGreaterThan(0);
       expect(level.vsFloor).toBeGreaterThan(0);
       expect(level.vsOneStatement).toBeGreaterThan(0);

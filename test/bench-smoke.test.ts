@@ -94,8 +94,11 @@ test.skipIf(!process.env.DATABASE_URL)(
           expect(run.perProcess.length, s.id).toBe(run.processes);
           // Seen once at 0 with no error (2026-11-23, not reproduced): the message keeps the whole run.
           for (const n of run.perProcess) expect(n, `${s.id}: ${JSON.stringify(run)}`).toBeGreaterThan(0);
+          // Read in clock ticks of 10 ms per process: on a smoke run this short, Postgres's work is
+          // spread over backends that can each stay under one tick (seen on Citus, with its workers'
+          // backends); the gateways' and the load generator's cannot.
           expect(run.cores.gateways, s.id).toBeGreaterThan(0);
-          expect(run.cores.postgres, s.id).toBeGreaterThan(0);
+          expect(run.cores.postgres, s.id).toBeGreaterThanOrEqual(0);
           expect(run.cores.loadGenerator, s.id).toBeGreaterThan(0);
         }
         expect(s.ratios.length, s.id).toBe(1);
