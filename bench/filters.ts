@@ -2,14 +2,14 @@
  * Benchmark scenarios f1–f4 for GraphQL list filters, sorting, search and facets, run with
  * `npm run bench -- --filters`. For them the runner (bench/runner.ts)
  *   1. once per dataset, creates the sort index the deep-sort scenario relies on: `sortIndexes(db, orgId)`
- *      (what an operator does for a property front-ends sort by; see order.ts sortIndexSql);
+ *      (what an operator does for a property front-ends sort by; see order.ts propertyIndexSql);
  *   2. before loading, fetches the deep cursor under the sort: `sortCursor(post, ctx)`;
  *   3. adds FILTER_SCENARIOS to SCENARIOS, with the context extended by `sortCursor`.
  * Plans of the same three shapes are checked on every test run by test/filters-plan.test.ts.
  */
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../src/db/types.js';
-import { sortIndexSql } from '../src/modules/records/index.js';
+import { propertyIndexSql } from '../src/modules/records/index.js';
 import { schemasByKeys } from '../src/modules/schema/index.js';
 import type { RequestSpec, Scenario, ScenarioContext } from './scenarios.js';
 
@@ -42,7 +42,7 @@ export const SORT_LAST_QUERY = `query SortLast($orgId: ID!, $portfolioId: ID!, $
 /** Seed-time DDL: the two expression indexes of the sort property, for the bench org. */
 export async function sortIndexes(db: Kysely<DB>, orgId: string): Promise<void> {
   const [schema] = await schemasByKeys(db, [{ orgId, kind: 'project' }]);
-  for (const ddl of sortIndexSql('projects', schema, 'capacity_mw')) await ddl.execute(db);
+  for (const ddl of propertyIndexSql('projects', schema, 'capacity_mw')) await ddl.execute(db);
 }
 
 /** Fetches the deep-sort cursor through the public API (like the runner's deepCursor). */
@@ -139,6 +139,6 @@ export const GRID_CASES: { id: string; title: string; variables: Record<string, 
 /** Seed-time DDL: the two expression indexes of `acreage` on parcels, for the bench org. */
 export async function gridSortIndexes(db: Kysely<DB>, orgId: string): Promise<void> {
   const [schema] = await schemasByKeys(db, [{ orgId, kind: 'parcel' }]);
-  for (const ddl of sortIndexSql('parcels', schema, 'acreage')) await ddl.execute(db);
+  for (const ddl of propertyIndexSql('parcels', schema, 'acreage')) await ddl.execute(db);
   await sql`analyze parcels`.execute(db);
 }

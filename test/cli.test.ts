@@ -358,14 +358,14 @@ describe('sdg: schema and import guards', () => {
 });
 
 describe('sdg schema index', () => {
-  test('creates the two sort indexes of a number property, once; refuses unsortable ones', async () => {
+  test('creates the four indexes of a number property, once; refuses unsortable ones', async () => {
     const org = await newOrg('Index Org');
     await addProperty(org.id, 'parcel', 'acres_idx', 'Acres', 'number');
     const index = (id: string, ...extra: string[]) =>
       sdg('schema', 'index', '--org', org.id, '--kind', 'parcel', '--id', id, ...extra);
     const r = await index('acres_idx', '--json');
     expect(r.code).toBe(0);
-    expect(r.json.indexes).toBe(2);
+    expect(r.json.indexes).toBe(4);
     const { rows } = await sql<{
       indexname: string;
     }>`select indexname from pg_indexes where tablename = 'parcels' and indexname like 'parcels_sort_acres_idx%'`.execute(
@@ -373,7 +373,9 @@ describe('sdg schema index', () => {
     );
     expect(rows.map((x) => x.indexname).sort()).toEqual([
       'parcels_sort_acres_idx_hi_idx',
+      'parcels_sort_acres_idx_ids_idx',
       'parcels_sort_acres_idx_lo_idx',
+      'parcels_sort_acres_idx_page_idx',
     ]);
     expect((await index('acres_idx', '--json')).code).toBe(0);
     await addProperty(org.id, 'parcel', 'tags_idx', 'Tags', 'multi_select', '--option', 'a:A:#000000');

@@ -19,7 +19,7 @@ import {
 } from '../modules/imports/index.js';
 import * as orgs from '../modules/org/index.js';
 import { PROPERTY_TYPE_NAMES, type PropertyTypeName, propertyType } from '../modules/properties/index.js';
-import { sortIndexSql } from '../modules/records/index.js';
+import { propertyIndexSql } from '../modules/records/index.js';
 import { defineProperty, installDefaultProperties, schemasByKeys } from '../modules/schema/index.js';
 import * as webhooks from '../modules/webhooks/index.js';
 import { newSecret, validateEndpoint } from '../modules/webhooks/index.js';
@@ -274,16 +274,16 @@ const keyRevoke: Command = ({ values }) => {
 const schemaIndex: Command = ({ values }) => {
   const { org, id } = need(values, 'org', 'kind', 'id');
   const kind = kindOf(values.kind!);
-  return (c) => sortIndexes(c, org, kind, id);
+  return (c) => propertyIndexes(c, org, kind, id);
 };
 
-async function sortIndexes(c: Call, org: string, kind: RecordKind, id: string) {
+async function propertyIndexes(c: Call, org: string, kind: RecordKind, id: string) {
   await requireOrg(c, org);
   const [schema] = await schemasByKeys(c.database.db, [{ orgId: org, kind }]);
   const def = schema.byId.get(id);
   if (!def)
     throw new UsageError(`No ${kind} property "${id}" in ${org}. GET /${kind}s/v1/schema lists them.`);
-  const statements = sortIndexSql(`${kind}s`, schema, def.id);
+  const statements = propertyIndexSql(`${kind}s`, schema, def.id);
   if (!statements.length) {
     throw new UsageError(
       `${def.id} is a ${def.type} property: ${propertyType(def.type)?.sort?.noIndex ?? 'it cannot be sorted'}.`,
@@ -294,7 +294,7 @@ async function sortIndexes(c: Call, org: string, kind: RecordKind, id: string) {
   print(
     c,
     { kind, id: def.id, indexes: statements.length },
-    `Sort indexes for ${kind}s.${def.id} are in place.`,
+    `Indexes for ${kind}s.${def.id} are in place: ${statements.length > 2 ? 'sorting and number ranges' : 'sorting'}.`,
   );
 }
 

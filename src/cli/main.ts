@@ -35,7 +35,8 @@ Commands:
                                             add or replace a property (kind: project, parcel, contact)
   schema index --org ORG --kind KIND --id ID
                                             create the indexes that make GraphQL orderBy on a
-                                            text/number/date property fast on large portfolios
+                                            text/number/date property, and a number's range
+                                            filters and their totalCount, fast on large portfolios
   parcels import FILE --portfolio PF [--project PRJ] [--map featureKey=propertyId ...]
                  [--format geojson|ndjson|csv] [--geometry-column NAME]
                  [--source NAME --id-property KEY [--declare-source]]

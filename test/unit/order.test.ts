@@ -4,7 +4,7 @@ import {
   compileOrder,
   MAX_ORDER_KEYS,
   type OrderInput,
-  sortIndexSql,
+  propertyIndexSql,
 } from '../../src/modules/records/order.js';
 import { SCHEMA } from './schema.js';
 import { compiled } from './sql.js';
@@ -69,14 +69,22 @@ describe('orderBy compilation', () => {
     ]);
   });
 
-  test('sort indexes: two per sortable property, none where the order depends on the schema', () => {
-    const [hi, lo] = sortIndexSql('projects', SCHEMA, 't_number').map((s) => compiled(s).sql);
+  test('property indexes: two per sortable property, two more for a number, none where the order depends on the schema', () => {
+    const [hi, lo, page, ids] = propertyIndexSql('projects', SCHEMA, 't_number').map((s) => compiled(s).sql);
+    const key = `(coalesce(properties -> 't_number'::text -> 'number', 'true'::jsonb))`;
     expect(hi).toBe(
-      `create index if not exists "projects_sort_t_number_hi_idx" on "projects" (org_id, portfolio_id, (coalesce(properties -> 't_number'::text -> 'number', 'true'::jsonb)), created_at, id)`,
+      `create index if not exists "projects_sort_t_number_hi_idx" on "projects" (org_id, portfolio_id, ${key}, created_at, id)`,
     );
     expect(lo).toContain(`'null'::jsonb`);
-    expect(sortIndexSql('projects', SCHEMA, 't_select')).toEqual([]);
-    expect(sortIndexSql('projects', SCHEMA, 't_people')).toEqual([]);
-    expect(sortIndexSql('projects', SCHEMA, 't_checkbox')).toHaveLength(2);
+    expect(page).toBe(
+      `create index if not exists "projects_sort_t_number_page_idx" on "projects" (org_id, portfolio_id, created_at, id, ${key})`,
+    );
+    expect(ids).toBe(
+      `create index if not exists "projects_sort_t_number_ids_idx" on "projects" (org_id, portfolio_id, id, ${key})`,
+    );
+    expect(propertyIndexSql('projects', SCHEMA, 't_date')).toHaveLength(2);
+    expect(propertyIndexSql('projects', SCHEMA, 't_select')).toEqual([]);
+    expect(propertyIndexSql('projects', SCHEMA, 't_people')).toEqual([]);
+    expect(propertyIndexSql('projects', SCHEMA, 't_checkbox')).toHaveLength(2);
   });
 });

@@ -163,8 +163,8 @@ const NUMBER_RANGE = { lt: sql`<`, lte: sql`<=`, gt: sql`>`, gte: sql`>=`, betwe
 /**
  * A number range over the sort key of the property (order.ts): `coalesce(n, 'true')` is the number
  * itself for every stored number and sorts after all of them for a missing one, so the operator-made
- * sort index (`sortIndexSql`, its `_hi` half) serves the range, and a narrow range over a county roll
- * reads its matches rather than every row. It answers exactly as `n <op> x` does (number.ts):
+ * indexes (`propertyIndexSql`) serve the range: a narrow one reads its matches from `_hi`, a broad
+ * one is tested in `_page` and `_ids` rather than in each row. It answers exactly as `n <op> x` does (number.ts):
  * a lower bound adds `< 'true'`, which keeps out what has no number.
  */
 function numberRange(p: RawBuilder<unknown>, op: keyof typeof NUMBER_RANGE, v: unknown): RawBuilder<unknown> {

@@ -13,7 +13,7 @@ import type { PropertySchemaModel } from '../schema/index.js';
  * `'true'` after every one. So there is never a SQL NULL in a sort key: keyset comparisons stay
  * plain comparisons (a row comparison when every key runs the same way, an expanded OR when
  * directions are mixed), the "is null" state travels in the cursor as the sentinel itself, and an
- * expression index on exactly that expression (see sortIndexSql) serves the order and deep cursors.
+ * expression index on exactly that expression (see propertyIndexSql) serves the order and deep cursors.
  * Comparing jsonb needs no cast, so a stray value can never make a page fail.
  */
 
@@ -108,15 +108,20 @@ export function compileOrder(
 }
 
 /**
- * DDL for the two expression indexes that serve `orderBy: [{ property: id }]` on a portfolio list in
- * every direction and nulls placement, deep cursors included: `_hi` holds the sentinel `'true'`
- * (ASC NULLS LAST, and DESC NULLS FIRST scanned backwards), `_lo` the sentinel `'null'` (ASC NULLS
- * FIRST, DESC NULLS LAST). Sort keys cannot be indexed generically per property id, so operators
- * add these for the properties their front-ends sort large portfolios by (docs/cli.md, "Property
- * schemas"). Types whose sort value depends on the schema (select: the option
- * position) get none: no index can follow it.
+ * DDL for the expression indexes an operator adds for one property (`sdg schema index`; docs/cli.md,
+ * "Property schemas"), since sort keys cannot be indexed generically per property id:
+ * - for every sortable type, two that serve `orderBy: [{ property: id }]` on a portfolio list in
+ *   every direction and nulls placement, deep cursors included: `_hi` holds the sentinel `'true'`
+ *   (ASC NULLS LAST, and DESC NULLS FIRST scanned backwards), `_lo` the sentinel `'null'` (ASC
+ *   NULLS FIRST, DESC NULLS LAST); a narrow number range reads its matches from `_hi`;
+ * - for numbers, two more that hold the same key after the list's own orders, so a broad range is
+ *   tested in the index instead of in each row: `_page` after (created_at, id), where a filtered
+ *   page in the list's order looks, and `_ids` after the id, where a filtered count samples
+ *   (repository.ts filteredCounts).
+ * Types whose sort value depends on the schema (select: the option position) get none: no index
+ * can follow it.
  */
-export function sortIndexSql(
+export function propertyIndexSql(
   table: 'projects' | 'parcels' | 'contacts',
   schema: PropertySchemaModel,
   id: string,
@@ -127,13 +132,19 @@ export function sortIndexSql(
   const value = sortValue(schema, id, (v) => sql`${sql.lit(v)}::text`, sql`properties`);
   if (!value) return [];
   const base = `${table}_sort_${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 40)}`;
-  return (
-    [
-      ['hi', sql`'true'::jsonb`],
-      ['lo', sql`'null'::jsonb`],
-    ] as const
-  ).map(
-    ([tag, sentinel]) => sql`create index if not exists ${sql.id(`${base}_${tag}_idx`)} on ${sql.table(table)}
-    (org_id, portfolio_id, (coalesce(${value}, ${sentinel})), created_at, id)`,
+  const key = (sentinel: RawBuilder<unknown>) => sql`(coalesce(${value}, ${sentinel}))`;
+  const hi = key(sql`'true'::jsonb`);
+  const indexes: [string, RawBuilder<unknown>][] = [
+    ['hi', sql`org_id, portfolio_id, ${hi}, created_at, id`],
+    ['lo', sql`org_id, portfolio_id, ${key(sql`'null'::jsonb`)}, created_at, id`],
+  ];
+  if (def.type === 'number')
+    indexes.push(
+      ['page', sql`org_id, portfolio_id, created_at, id, ${hi}`],
+      ['ids', sql`org_id, portfolio_id, id, ${hi}`],
+    );
+  return indexes.map(
+    ([tag, columns]) =>
+      sql`create index if not exists ${sql.id(`${base}_${tag}_idx`)} on ${sql.table(table)} (${columns})`,
   );
 }
