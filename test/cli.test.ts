@@ -358,14 +358,14 @@ describe('sdg: schema and import guards', () => {
 });
 
 describe('sdg schema index', () => {
-  test('creates the four indexes of a number property, once; refuses unsortable ones', async () => {
+  test('creates the four indexes of a number property, once; statistics for a select; refuses the rest', async () => {
     const org = await newOrg('Index Org');
     await addProperty(org.id, 'parcel', 'acres_idx', 'Acres', 'number');
     const index = (id: string, ...extra: string[]) =>
       sdg('schema', 'index', '--org', org.id, '--kind', 'parcel', '--id', id, ...extra);
     const r = await index('acres_idx', '--json');
     expect(r.code).toBe(0);
-    expect(r.json.indexes).toBe(4);
+    expect(r.json).toMatchObject({ indexes: 4, statistics: 0 });
     const { rows } = await sql<{
       indexname: string;
     }>`select indexname from pg_indexes where tablename = 'parcels' and indexname like 'parcels_sort_acres_idx%'`.execute(
@@ -381,6 +381,21 @@ describe('sdg schema index', () => {
     await addProperty(org.id, 'parcel', 'tags_idx', 'Tags', 'multi_select', '--option', 'a:A:#000000');
     const bad = await index('tags_idx');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/cannot be sorted/);
+    expect(bad.stderr).toMatch(
+      /cannot be sorted, and a record can be in several of its groups\. Nothing to create/,
+    );
+
+    // A select sorts by option position, which no index follows; grouping by it gets statistics.
+    await addProperty(org.id, 'parcel', 'stage_stat', 'Stage', 'select', '--option', 'a:A:#000000');
+    const stage = await index('stage_stat');
+    expect(stage.code).toBe(0);
+    expect(stage.stdout).toMatch(/statistics for parcels\.stage_stat in place: grouped aggregates/);
+    const { rows: stats } = await sql<{ expr: string }>`
+      select pg_get_statisticsobjdef_expressions(oid)::text as expr from pg_statistic_ext
+      where stxname = 'parcels_group_stage_stat_stat'`.execute(database.db);
+    expect(stats).toHaveLength(1);
+    expect(stats[0].expr).toContain(`properties -> 'stage_stat'::text`);
+    expect((await index('stage_stat', '--json')).json).toMatchObject({ indexes: 0, statistics: 1 });
+    await sql`drop statistics parcels_group_stage_stat_stat`.execute(database.db);
   });
 });

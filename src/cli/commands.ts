@@ -19,7 +19,7 @@ import {
 } from '../modules/imports/index.js';
 import * as orgs from '../modules/org/index.js';
 import { PROPERTY_TYPE_NAMES, type PropertyTypeName, propertyType } from '../modules/properties/index.js';
-import { propertyIndexSql } from '../modules/records/index.js';
+import { groupStatisticsSql, propertyIndexSql } from '../modules/records/index.js';
 import { defineProperty, installDefaultProperties, schemasByKeys } from '../modules/schema/index.js';
 import * as webhooks from '../modules/webhooks/index.js';
 import { newSecret, validateEndpoint } from '../modules/webhooks/index.js';
@@ -283,18 +283,32 @@ async function propertyIndexes(c: Call, org: string, kind: RecordKind, id: strin
   const def = schema.byId.get(id);
   if (!def)
     throw new UsageError(`No ${kind} property "${id}" in ${org}. GET /${kind}s/v1/schema lists them.`);
-  const statements = propertyIndexSql(`${kind}s`, schema, def.id);
-  if (!statements.length) {
-    throw new UsageError(
-      `${def.id} is a ${def.type} property: ${propertyType(def.type)?.sort?.noIndex ?? 'it cannot be sorted'}.`,
-    );
+  const table = `${kind}s` as const;
+  const indexes = propertyIndexSql(table, schema, def.id);
+  const statistics = groupStatisticsSql(table, schema, def.id);
+  if (!indexes.length && !statistics) {
+    const type = propertyType(def.type);
+    const sorts = type?.sort?.noIndex ?? 'it cannot be sorted';
+    const groups = type?.aggregate?.group ? 'a record can be in several of its groups' : 'it does not group';
+    throw new UsageError(`${def.id} is a ${def.type} property: ${sorts}, and ${groups}. Nothing to create.`);
   }
-  if (!c.json) c.io.err(`creating ${statements.length} indexes on ${kind}s; large tables take a while…`);
-  for (const s of statements) await s.execute(c.database.db);
+  if (!c.json && indexes.length)
+    c.io.err(`creating ${indexes.length} indexes on ${table}; large tables take a while…`);
+  for (const s of indexes) await s.execute(c.database.db);
+  if (statistics) {
+    if (!c.json) c.io.err(`creating statistics for grouping by ${def.id}, then analyzing ${table}…`);
+    await statistics.create.execute(c.database.db);
+    await statistics.analyze.execute(c.database.db);
+  }
+  const serves = [
+    ...(indexes.length ? ['sorting'] : []),
+    ...(indexes.length > 2 ? ['number ranges'] : []),
+    ...(statistics ? ['grouped aggregates'] : []),
+  ];
   print(
     c,
-    { kind, id: def.id, indexes: statements.length },
-    `Indexes for ${kind}s.${def.id} are in place: ${statements.length > 2 ? 'sorting and number ranges' : 'sorting'}.`,
+    { kind, id: def.id, indexes: indexes.length, statistics: statistics ? 1 : 0 },
+    `${[...(indexes.length ? [`${indexes.length} indexes`] : []), ...(statistics ? ['statistics'] : [])].join(' and ')} for ${table}.${def.id} in place: ${serves.join(', ')}.`,
   );
 }
 

@@ -36,7 +36,9 @@ Commands:
   schema index --org ORG --kind KIND --id ID
                                             create the indexes that make GraphQL orderBy on a
                                             text/number/date property, and a number's range
-                                            filters and their totalCount, fast on large portfolios
+                                            filters and their totalCount, fast on large portfolios;
+                                            for select/people/checkbox, the statistics that let
+                                            groupedAggregates by it run in parallel
   parcels import FILE --portfolio PF [--project PRJ] [--map featureKey=propertyId ...]
                  [--format geojson|ndjson|csv] [--geometry-column NAME]
                  [--source NAME --id-property KEY [--declare-source]]

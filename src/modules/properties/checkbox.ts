@@ -55,8 +55,7 @@ export const checkbox = define<'checkbox', CheckboxStored>({
   facet: 'checkbox',
   aggregate: {
     group: {
-      keys: (p) =>
-        sql`select case jsonb_typeof(${p} -> 'checkbox') when 'boolean' then ${p} ->> 'checkbox' end as v`,
+      value: (p) => sql`(case jsonb_typeof(${p} -> 'checkbox') when 'boolean' then ${p} ->> 'checkbox' end)`,
       by: 'checkbox',
     },
   },

@@ -86,6 +86,6 @@ export const people = define<'people', PeopleStored>({
     empty: (p) => sql`${p} is null`,
   },
   facet: 'people',
-  aggregate: { group: { keys: (p) => sql`select ${p} -> 'people' ->> 0 as v`, by: 'user' } },
+  aggregate: { group: { value: (p) => sql`(${p} -> 'people' ->> 0)`, by: 'user' } },
   fromImport: (v) => ({ people: [String(v)] }),
 });

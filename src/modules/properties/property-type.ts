@@ -125,11 +125,28 @@ export interface AggregateHooks {
   /** A `YYYY-MM-DD` text that sorts as the days do: min and max apply, and date buckets. */
   day?(p: RawBuilder<unknown>): RawBuilder<unknown>;
   /**
-   * The type groups records: a query of one text column `v`, one row per key of the record (one per
-   * option of a multi_select), no row or null for none. `by` says how keys are labelled and ordered.
+   * The type groups records, by one key per record or by several. `by` says how keys are labelled
+   * and ordered.
    */
-  group?: { keys(p: RawBuilder<unknown>): RawBuilder<unknown>; by: 'option' | 'user' | 'checkbox' };
+  group?: GroupHook;
 }
+
+/** How a type's records fall into groups: exactly one of `value` and `values`. */
+export type GroupHook = { by: 'option' | 'user' | 'checkbox' } & (
+  | {
+      /**
+       * The record's one key, a text expression (null for none). Postgres can keep statistics of it
+       * (`sdg schema index`), so that a grouped scan knows it makes few groups and runs in parallel.
+       */
+      value(p: RawBuilder<unknown>): RawBuilder<unknown>;
+      values?: never;
+    }
+  | {
+      /** A query of one text column `v`, one row per key of the record (one per option), none for none. */
+      values(p: RawBuilder<unknown>): RawBuilder<unknown>;
+      value?: never;
+    }
+);
 
 /** One operator group of the GraphQL PropertyFilter input (`text: { contains: … }`). */
 export interface FilterGroup {

@@ -118,7 +118,7 @@ export const select = define<'select', SelectStored>({
       op === 'in' ? hasAny(filterIds(v, cx), cx) : sql`not ${hasAny(filterIds(v, cx), cx)}`,
     empty: (p) => sql`${p} is null`,
   },
-  aggregate: { group: { keys: (p) => sql`select ${p} -> 'select' ->> 0 as v`, by: 'option' } },
+  aggregate: { group: { value: (p) => sql`(${p} -> 'select' ->> 0)`, by: 'option' } },
   sort: {
     value: (p, def) =>
       sql`to_jsonb(array_position(${def.options.map((o) => o.id)}::text[], ${p} -> 'select' ->> 0))`,
@@ -147,7 +147,7 @@ export const multiSelect = define<'multi_select', SelectStored>({
   // A record is in the group of each of its options, once.
   aggregate: {
     group: {
-      keys: (p) => sql`select distinct e as v from jsonb_array_elements_text(
+      values: (p) => sql`select distinct e as v from jsonb_array_elements_text(
         case when jsonb_typeof(${p} -> 'select') = 'array' then ${p} -> 'select' end) e`,
       by: 'option',
     },

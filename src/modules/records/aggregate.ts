@@ -125,7 +125,10 @@ export function compileMeasure(
       if (field !== 'ACRES') return problem(field, `${fn} does not take field ${field}`);
       if (schema.kind !== 'parcel')
         return problem(field, `field ACRES is a parcel's; a ${schema.kind} has no acres`);
-      return { sig, sql: numberAggregate(fn, sql`c.acres`) };
+      return {
+        sig,
+        sql: fn === 'sum' || fn === 'avg' ? acresAggregate(fn) : numberAggregate(fn, sql`c.acres`),
+      };
     }
     if ((fn === 'minTime' || fn === 'maxTime') && TIME_COLUMNS[field])
       return { sig, sql: sql`${sql.raw(fn.slice(0, 3))}(c.${sql.ref(TIME_COLUMNS[field])})`, time: true };
@@ -168,11 +171,23 @@ function numberAggregate(fn: AggregateFunction, x: RawBuilder<unknown>) {
     : sql`(${agg})::float8`;
 }
 
-/** A compiled group key: the rows of its values per record, their order, and how they read. */
+/**
+ * Sum and average of parcel acres, in whole micro-acres. Acres are float8, whose sum depends on the
+ * order the rows are added in, and a parallel scan adds them in another order each time: the same
+ * question would get answers that differ in their last digits. Integers add up exactly in any order
+ * (Postgres sums int8 in 128 bits). Rounding costs at most half a micro-acre (2 mm²) per parcel, and
+ * no parcel on Earth comes near int8's 9.2e12 acres.
+ */
+const acresAggregate = (fn: 'sum' | 'avg') => sql`(${sql.raw(fn)}(round(c.acres * 1e6)::int8) / 1e6)::float8`;
+
+/** A compiled group key: its values per record, their order, and how they read. */
 export interface GroupKey {
   sig: string;
-  /** A query of one text column `v` over the child alias `c` (a LATERAL). */
-  keys: RawBuilder<unknown>;
+  /**
+   * The record's one key, a text expression over the child alias `c`; or, for a record with several,
+   * a query of one text column `v` over `c` (joined LATERAL).
+   */
+  value: { one: RawBuilder<unknown> } | { many: RawBuilder<unknown> };
   /** Sort terms over the key's column `k`, ascending (the group without a value goes last apart). */
   order: (k: RawBuilder<unknown>) => RawBuilder<unknown>[];
   by: 'option' | 'user' | 'checkbox' | 'day';
@@ -201,7 +216,7 @@ export function compileGroupKey(
   const byText = (k: RawBuilder<unknown>) => [sql`${k} collate "C"`];
   const dayKey = (at: RawBuilder<unknown>): GroupKey => ({
     sig,
-    keys: sql`select to_char(date_trunc(${sql.lit(bucket!)}, ${at}), 'YYYY-MM-DD') as v`,
+    value: { one: sql`to_char(date_trunc(${sql.lit(bucket!)}, ${at}), 'YYYY-MM-DD')` },
     order: byText,
     by: 'day',
     bucket,
@@ -229,13 +244,38 @@ export function compileGroupKey(
   const options = def.options.map((o) => o.id);
   return {
     sig,
-    keys: hooks.group.keys(prop(id)),
+    value: hooks.group.value ? { one: hooks.group.value(prop(id)) } : { many: hooks.group.values(prop(id)) },
     order:
       hooks.group.by === 'option'
         ? (k) => [sql`array_position(${options}::text[], ${k})`, sql`${k} collate "C"`]
         : byText,
     by: hooks.group.by,
     def,
+  };
+}
+
+/**
+ * DDL for the statistics an operator adds for one property (`sdg schema index`), for a type whose
+ * records have one group key each (select, people, checkbox). Without them Postgres guesses that a
+ * grouped scan of a portfolio makes about as many groups as it reads rows, and then plans no
+ * parallel workers; with them it knows the few keys and splits the scan (docs/decisions.md, "A
+ * dashboard's grouped scan runs in parallel"). The expression is exactly the one the statement
+ * groups by, with the property id as a literal, as the planner sees it once the id is bound.
+ */
+export function groupStatisticsSql(
+  table: 'projects' | 'parcels' | 'contacts',
+  schema: PropertySchemaModel,
+  id: string,
+): { create: RawBuilder<unknown>; analyze: RawBuilder<unknown> } | undefined {
+  const def = schema.byId.get(id);
+  const group = def && propertyType(def.type)?.aggregate?.group;
+  if (!group?.value) return undefined;
+  const name = `${table}_group_${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 40)}_stat`;
+  const key = group.value(sql`(properties -> ${sql.lit(id)}::text)`);
+  return {
+    create: sql`create statistics if not exists ${sql.id(name)} on (${key}) from ${sql.table(table)}`,
+    // Statistics are empty until the table is analyzed; autovacuum would do it only after many writes.
+    analyze: sql`analyze ${sql.table(table)}`,
   };
 }
 
@@ -261,10 +301,20 @@ interface AggregateKey {
 
 type Row = Record<string, unknown> & { ord: number };
 
-/** The aggregates of each parent's list in one statement (grouped: up to first + 1 groups each). */
+/**
+ * The aggregates of each parent's list in one statement (grouped: up to first + 1 groups each).
+ *
+ * Many parents join their VALUES to the grouped query LATERALly; one parent, a dashboard's case, is
+ * a constant instead. Postgres runs a lateral subquery once per outer row and never in parallel,
+ * while a plain grouped scan of a portfolio's 100,000 rows runs on parallel workers once Postgres
+ * knows that its key makes few groups (the statistics of groupStatisticsSql). For the same reason a
+ * key of one value per record is a column of the scanned rows, not a LATERAL of its own: the null a
+ * left join adds would hide the expression from those statistics.
+ */
 async function aggregateRows(db: Kysely<DB>, keys: readonly AggregateKey[]): Promise<Row[][]> {
   const { list, query, plan } = keys[0];
-  const scope = listScope(list, query, oneOrg(keys));
+  const single = keys.length === 1;
+  const scope = listScope(list, query, oneOrg(keys), single ? sql`${keys[0].parentId}::text` : undefined);
   const cols = [
     sql`count(*)::int as n`,
     ...plan.measures.map((m, i) => sql`${m.sql} as ${sql.ref(`m${i}`)}`),
@@ -273,7 +323,10 @@ async function aggregateRows(db: Kysely<DB>, keys: readonly AggregateKey[]): Pro
   if (!plan.grouped) inner = sql`select ${sql.join(cols)} from ${scope.from}`;
   else {
     const g = plan.grouped;
-    const k = g.keys.map((_, i) => sql.ref(`k${i}.v`));
+    const k = g.keys.map((key, i) => sql.ref('one' in key.value ? `c.k${i}` : `k${i}.v`));
+    const ones = g.keys.flatMap((key, i) =>
+      'one' in key.value ? [sql`, ${key.value.one} as ${sql.ref(`k${i}`)}`] : [],
+    );
     // Under an aggregate, ties follow the key order; under the keys alone, the direction is theirs.
     const dir = (desc: boolean) => (desc ? sql`desc nulls last` : sql`asc nulls last`);
     const keyDesc = !g.order.sql && g.order.desc;
@@ -286,18 +339,22 @@ async function aggregateRows(db: Kysely<DB>, keys: readonly AggregateKey[]): Pro
     ];
     inner = sql`select ${sql.join(k.map((x, i) => sql`${x} as ${sql.ref(`k${i}`)}`))}, ${sql.join(cols)},
         count(*) over ()::int as groups
-      from (select c.* from ${scope.from}) c
+      from (select c.*${sql.join(ones, sql``)} from ${scope.from}) c
       ${sql.join(
-        g.keys.map((key, i) => sql`left join lateral (${key.keys}) ${sql.ref(`k${i}`)} on true`),
+        g.keys.flatMap((key, i) =>
+          'many' in key.value ? [sql`left join lateral (${key.value.many}) ${sql.ref(`k${i}`)} on true`] : [],
+        ),
         sql` `,
       )}
       group by ${sql.join(k)}
       order by ${sql.join(order)}
       limit ${g.first + 1}`;
   }
-  const { rows } = await sql<Row>`
-    select p.ord, x.* from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
-    cross join lateral (${inner}) x`.execute(db);
+  const { rows } = await (single
+    ? sql<Row>`select 0 as ord, x.* from (${inner}) x`
+    : sql<Row>`select p.ord, x.* from (values ${parentValues(keys)}) as p(ord, org_id, parent_id)
+        cross join lateral (${inner}) x`
+  ).execute(db);
   const out: Row[][] = keys.map(() => []);
   for (const r of rows) out[r.ord].push(r);
   return out;

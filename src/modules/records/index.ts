@@ -4,6 +4,7 @@
  *
  * Projects, parcels and contacts: their reads, writes, filters, pages and typed values.
  */
+export { groupStatisticsSql } from './aggregate.js';
 export { compileListQuery, type QueryArgs } from './filter.js';
 export { areaWeightedCentroid, geometryColumns, geometryProblem } from './geo.js';
 export { LIST_FIELDS, type ListName } from './lists.js';

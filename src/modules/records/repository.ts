@@ -92,6 +92,8 @@ export function listScope(
   query: RecordQuery,
   /** A parameter: the org's id, or the marker a kept statement is compiled with. */
   orgId: unknown,
+  /** The parent: by default the column `p.parent_id` of the batch's parents, joined LATERAL. */
+  parent: RawBuilder<unknown> = sql`p.parent_id`,
 ): { from: RawBuilder<unknown>; sortAt: RawBuilder<unknown>; childId: RawBuilder<unknown> } {
   const def = LISTS[list];
   // The org as a constant, not the parent row's column: Citus routes a statement to one shard only
@@ -101,7 +103,7 @@ export function listScope(
   const where = query.where ? sql` and ${query.where}` : sql``;
   if (!def.linkTable) {
     return {
-      from: sql`${child} c where c.org_id = ${org} and c.${sql.ref(def.parentCol)} = p.parent_id${where}`,
+      from: sql`${child} c where c.org_id = ${org} and c.${sql.ref(def.parentCol)} = ${parent}${where}`,
       sortAt: sql`c.created_at`,
       childId: sql`c.id`,
     };
@@ -109,7 +111,7 @@ export function listScope(
   const childCol = sql.ref(`l.${def.childCol}`);
   return {
     from: sql`${sql.table(def.linkTable)} l join ${child} c on c.org_id = ${org} and c.id = ${childCol}
-      where l.org_id = ${org} and ${sql.ref(`l.${def.parentCol}`)} = p.parent_id${where}`,
+      where l.org_id = ${org} and ${sql.ref(`l.${def.parentCol}`)} = ${parent}${where}`,
     sortAt: sql`l.linked_at`,
     childId: childCol,
   };
