@@ -396,6 +396,12 @@ describe('sdg schema index', () => {
     expect(stats).toHaveLength(1);
     expect(stats[0].expr).toContain(`properties -> 'stage_stat'::text`);
     expect((await index('stage_stat', '--json')).json).toMatchObject({ indexes: 0, statistics: 1 });
-    await sql`drop statistics parcels_group_stage_stat_stat`.execute(database.db);
+    // A checkbox sorts and groups: its sort pair and its statistics. People only group.
+    await addProperty(org.id, 'parcel', 'tick_stat', 'Tick', 'checkbox');
+    expect((await index('tick_stat', '--json')).json).toMatchObject({ indexes: 2, statistics: 1 });
+    await addProperty(org.id, 'parcel', 'agent_stat', 'Agent', 'people');
+    expect((await index('agent_stat', '--json')).json).toMatchObject({ indexes: 0, statistics: 1 });
+    for (const id of ['stage_stat', 'tick_stat', 'agent_stat'])
+      await sql`drop statistics ${sql.id(`parcels_group_${id}_stat`)}`.execute(database.db);
   });
 });
