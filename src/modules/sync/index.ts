@@ -6,16 +6,11 @@
  * upserts keyed by external id with idempotency keys, and bulk links. `upsertRecords` and
  * `setLinks` take a database handle and an actor, so the CLI runs the same code as the API.
  */
+export { checkBatchSize } from './checks.js';
+export { setLinks } from './links.js';
+export { itemName, type SyncReads } from './plan.js';
 export { pruneIdempotencyKeys, sourcesOf } from './repository.js';
-export {
-  checkBatchSize,
-  checkUpserts,
-  declareSource,
-  itemName,
-  type SyncReads,
-  setLinks,
-  upsertRecords,
-} from './service.js';
+export { declareSource } from './sources.js';
 export {
   type BulkLinkAnswer,
   type BulkLinkInput,
@@ -26,3 +21,4 @@ export {
   type UpsertItem,
   type UpsertItemResult,
 } from './types.js';
+export { checkUpserts, upsertRecords } from './upsert.js';
