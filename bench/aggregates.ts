@@ -23,6 +23,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { inProcessGateway } from './in-process.js';
 import { load1 } from './machine.js';
 import { type BenchOptions, prepareDataset } from './runner.js';
+import { median } from './stats.js';
 
 export interface AggregatesBenchOptions {
   /** Alternating rounds; each times `requests` gateway requests, then as many raw runs. */
@@ -37,10 +38,6 @@ export const ACRES_BY_STATUS = `query AcresByStatus($orgId: ID!, $portfolioId: I
       totalGroups truncated groups { keys { value label } aggregates { count acres: sum(field: ACRES) } }
     } } } } }`;
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const r2 = (v: number) => Math.round(v * 100) / 100;
 
 interface Captured {

@@ -26,6 +26,7 @@ import WebSocket from 'ws';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { percentile, runLoad } from './load.js';
 import { load1 } from './machine.js';
+import { offOnRounds } from './off-on.js';
 import { freePort, ServerProcess } from './proc.js';
 import {
   type BenchOptions,
@@ -35,12 +36,11 @@ import {
   scenarioContext,
 } from './runner.js';
 import { SCENARIOS } from './scenarios.js';
+import { median } from './stats.js';
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return r2(s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2);
-};
+// The write-path table prints medians to hundredths, and its CPU ratio divides the printed figures.
+const r2Median = (xs: number[]) => r2(median(xs));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The main commit issue 15's change log was merged onto (the merge b86ae62's first parent). */
@@ -144,36 +144,21 @@ async function writePath(o: BenchOptions, c: ChangesBenchOptions, prepared: Prep
           cpuOn: [],
           errors: 0,
         };
-        for (const which of ['off', 'on'] as const)
-          if (o.warmup > 0)
-            await runLoad({
-              url: servers[which].url,
-              apiKey: ctx.apiKey,
-              connections: conn,
-              duration: o.warmup,
-              next,
-            });
-        for (let r = 0; r < c.rounds; r++) {
-          for (const which of r % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-            await servers[which].waitIdle();
-            servers[which].startWindow();
-            const res = await runLoad({
-              url: servers[which].url,
-              apiKey: ctx.apiKey,
-              connections: conn,
-              duration: o.duration,
-              next,
-            });
-            const w = servers[which].endWindow();
-            row[which].push(r2(res.rps));
-            row[which === 'on' ? 'p99On' : 'p99Off'].push(r2(res.latencyMs.p99));
-            row[which === 'on' ? 'cpuOn' : 'cpuOff'].push(
-              res.requests ? r2((w.cpuSec * 1000) / res.requests) : Number.NaN,
-            );
-            row.errors += res.errors;
-          }
-          log(`  ${s.id} c=${conn} round ${r + 1}: off ${row.off.at(-1)} req/s, on ${row.on.at(-1)} req/s`);
-        }
+        await offOnRounds(
+          servers,
+          { apiKey: ctx.apiKey, connections: conn, next, warmup: o.warmup, duration: o.duration },
+          c.rounds,
+          (r, runs) => {
+            for (const which of ['off', 'on'] as const) {
+              const { load, cpuMsPerRequest } = runs[which];
+              row[which].push(r2(load.rps));
+              row[which === 'on' ? 'p99On' : 'p99Off'].push(r2(load.latencyMs.p99));
+              row[which === 'on' ? 'cpuOn' : 'cpuOff'].push(r2(cpuMsPerRequest));
+              row.errors += load.errors;
+            }
+            log(`  ${s.id} c=${conn} round ${r + 1}: off ${row.off.at(-1)} req/s, on ${row.on.at(-1)} req/s`);
+          },
+        );
         rows.push(row);
       }
     }
@@ -190,7 +175,7 @@ async function writePath(o: BenchOptions, c: ChangesBenchOptions, prepared: Prep
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => {
       const ratios = r.on.map((v, i) => r2(v / r.off[i]));
-      return `| ${r.scenario} | ${r.connections} | ${median(r.off)} | ${median(r.on)} | ${median(ratios)} [${Math.min(...ratios)}–${Math.max(...ratios)}] | ${median(r.p99Off)} / ${median(r.p99On)} | ${median(r.cpuOff)} / ${median(r.cpuOn)} | ${r2(median(r.cpuOn) / median(r.cpuOff))} | ${r.errors} |`;
+      return `| ${r.scenario} | ${r.connections} | ${r2Median(r.off)} | ${r2Median(r.on)} | ${r2Median(ratios)} [${Math.min(...ratios)}–${Math.max(...ratios)}] | ${r2Median(r.p99Off)} / ${r2Median(r.p99On)} | ${r2Median(r.cpuOff)} / ${r2Median(r.cpuOn)} | ${r2(r2Median(r.cpuOn) / r2Median(r.cpuOff))} | ${r.errors} |`;
     }),
     '',
   );

@@ -11,22 +11,18 @@ import pg from 'pg';
 import { runLoad } from './load.js';
 import { load1, machineInfo } from './machine.js';
 import { freePort, ServerProcess, waitDatabaseIdle } from './proc.js';
-import { type BenchOptions, gatewayEnv, prepareDataset, scenarioContext } from './runner.js';
+import {
+  type BenchOptions,
+  gatewayEnv,
+  type PostgresBenchOptions,
+  prepareDataset,
+  scenarioContext,
+} from './runner.js';
 import { SCENARIOS } from './scenarios.js';
+import { median } from './stats.js';
 
-export type CompressionOptions = Pick<
-  BenchOptions,
-  | 'scale'
-  | 'serverUrl'
-  | 'dbName'
-  | 'reseed'
-  | 'connections'
-  | 'duration'
-  | 'warmup'
-  | 'gateway'
-  | 'rawDir'
-  | 'quiet'
-> & { levels: Level[]; rounds: number };
+export type CompressionOptions = PostgresBenchOptions &
+  Pick<BenchOptions, 'connections' | 'duration' | 'warmup'> & { levels: Level[]; rounds: number };
 
 /** br quality, gzip level, and the largest answer compressed in one synchronous call (bytes). */
 export interface Level {
@@ -61,10 +57,6 @@ interface Row extends Level {
 }
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : 0;
-};
 
 /** CPU ms to compress one body at a level, over many rounds: the cost compression adds per response. */
 function compressCpu(body: Buffer) {
@@ -180,7 +172,8 @@ export async function runCompression(o: CompressionOptions) {
     for (const { server } of servers) await server.stop();
     await monitor.end();
   }
-  // Medians over the rounds, per level, encoding and concurrency.
+  // Medians over the rounds, per level, encoding and concurrency. A group exists only once a row
+  // is in it, so no median here is of an empty list and none needs a figure for one.
   const key = (x: Row) => `${x.brotli}/${x.gzip}/${x.sync}/${x.encoding}/${x.connections}`;
   const groups = new Map<string, Row[]>();
   for (const x of rows) groups.set(key(x), [...(groups.get(key(x)) ?? []), x]);

@@ -19,6 +19,7 @@ import { writeRun } from './report.js';
 import { gatewayEnv, type PreparedDataset, prepareDataset, scenarioContext } from './runner.js';
 import type { ScaleoutOptions } from './scaleout.js';
 import { SCENARIOS } from './scenarios.js';
+import { median } from './stats.js';
 
 export interface DistributionOptions extends Omit<ScaleoutOptions, 'processes' | 'serverUrl'> {
   /** The coordinator's admin database (its workers are read from pg_dist_node). */
@@ -73,14 +74,6 @@ export interface DistributionResults {
 }
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
-export const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length
-    ? s.length % 2
-      ? s[(s.length - 1) / 2]
-      : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-    : NaN;
-};
 
 /** CPU seconds so far of a PostgreSQL instance: its postmaster and every process it started. */
 function instanceCpu(postmasters: number[]): Map<number, number> {

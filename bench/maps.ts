@@ -29,29 +29,24 @@ import { percentile } from './load.js';
 import { load1, machineInfo } from './machine.js';
 import { freePort, ServerProcess } from './proc.js';
 import { type ProfileSummary, summarizeProfile } from './profile.js';
-import { type BenchOptions, gatewayEnv, type PreparedDataset, prepareDataset } from './runner.js';
+import {
+  type BenchOptions,
+  gatewayEnv,
+  type PostgresBenchOptions,
+  type PreparedDataset,
+  prepareDataset,
+} from './runner.js';
 import type { CapturedStatement } from './sql-capture.js';
 
 // The gateway's parsers (src/db/database.ts), so the floor reads rows no slower than it does.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export type MapsOptions = Pick<
-  BenchOptions,
-  | 'scale'
-  | 'serverUrl'
-  | 'dbName'
-  | 'reseed'
-  | 'duration'
-  | 'warmup'
-  | 'gateway'
-  | 'rawDir'
-  | 'quiet'
-  | 'cpuProf'
-> & {
-  /** Case ids to run; all when empty. */
-  only: string[];
-};
+export type MapsOptions = PostgresBenchOptions &
+  Pick<BenchOptions, 'duration' | 'warmup' | 'cpuProf'> & {
+    /** Case ids to run; all when empty. */
+    only: string[];
+  };
 
 /** What a browser's map sends: tiles and pages are compressed when the gateway does so. */
 const ACCEPT = { 'accept-encoding': 'gzip, deflate, br' };

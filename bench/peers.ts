@@ -38,12 +38,16 @@ import {
   type BenchOptions,
   type BenchResults,
   type Command,
+  type DatasetSummary,
+  datasetSummary,
   gatewayEnv,
+  type PostgresBenchOptions,
   prepareDataset,
   probe,
   scenarioContext,
 } from './runner.js';
 import { type RequestSpec, SCENARIOS } from './scenarios.js';
+import { median } from './stats.js';
 
 /** The server processes. */
 export type PeerServer = 'gateway' | 'postgraphile' | 'floor' | 'oneStatement';
@@ -74,30 +78,18 @@ export const PEER_SCENARIOS = ['7', '1', '2', '3'];
 /** The light REST pages (1, 2) take this many times the requests of a heavy run, so a run lasts seconds. */
 const LIGHT_FACTOR = 10;
 
-export type PeersOptions = Pick<
-  BenchOptions,
-  | 'scale'
-  | 'serverUrl'
-  | 'dbName'
-  | 'reseed'
-  | 'connections'
-  | 'gateway'
-  | 'baselineServer'
-  | 'cpuProf'
-  | 'rawDir'
-  | 'quiet'
-  | 'only'
-> & {
-  /** The one-statement floor's server (bench/one-statement.ts, built or from sources). */
-  oneStatementServer: Command;
-  /** Rounds per concurrency; each server runs once per round. */
-  rounds: number;
-  /** Each measured run sends max(requestsPerConnection × connections, minRequests) requests. */
-  requestsPerConnection: number;
-  minRequests: number;
-  /** Requests of the warm-up before each measured run (at least one per connection). */
-  warmupRequests: number;
-};
+export type PeersOptions = PostgresBenchOptions &
+  Pick<BenchOptions, 'connections' | 'baselineServer' | 'cpuProf' | 'only'> & {
+    /** The one-statement floor's server (bench/one-statement.ts, built or from sources). */
+    oneStatementServer: Command;
+    /** Rounds per concurrency; each server runs once per round. */
+    rounds: number;
+    /** Each measured run sends max(requestsPerConnection × connections, minRequests) requests. */
+    requestsPerConnection: number;
+    minRequests: number;
+    /** Requests of the warm-up before each measured run (at least one per connection). */
+    warmupRequests: number;
+  };
 
 export const PEERS_DEFAULTS = {
   rounds: 3,
@@ -197,7 +189,7 @@ export interface PeersResults {
   /** The Node that ran all three servers, and PostGraphile's version. */
   versions: { node: string; postgraphile: string };
   database: BenchResults['database'];
-  dataset: { scale: number; projects: number; readPortfolioProjects: number };
+  dataset: DatasetSummary;
   options: Omit<
     PeersOptions,
     'gateway' | 'baselineServer' | 'oneStatementServer' | 'rawDir' | 'quiet' | 'serverUrl'
@@ -224,11 +216,6 @@ export interface PeersResults {
 }
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /** Each server's Postgres backends carry its name (PGAPPNAME), so their CPU time can be read apart. */
 const APP_NAME: Record<PeerServer, string> = {
@@ -515,7 +502,6 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
           ...summarizeProfile(file, 25, fromMs),
         };
     }
-    const d = prepared.dataset;
     return {
       kind: 'peers',
       startedAt,
@@ -523,11 +509,7 @@ export async function runPeers(o: PeersOptions): Promise<PeersResults> {
       machine: { ...machineInfo(loadAtStart), node: peerVersions().node },
       versions: peerVersions(),
       database: prepared.database,
-      dataset: {
-        scale: d.scale,
-        projects: d.counts.projects,
-        readPortfolioProjects: Math.round(d.counts.projects / d.portfolioIds.length),
-      },
+      dataset: datasetSummary(prepared.dataset),
       options: {
         scale: o.scale,
         dbName: o.dbName,

@@ -25,6 +25,7 @@ import {
   SEED_VERSION,
   seedDataset,
 } from './seed.js';
+import { median } from './stats.js';
 import { dropStore, openStore, type StoreTarget, storeExists } from './store.js';
 import { evaluateTargets, type TargetCheck } from './targets.js';
 
@@ -117,11 +118,6 @@ export interface BenchResults {
 }
 
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : undefined);
-const medianOf = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
 
 const say = (o: Pick<BenchOptions, 'quiet'>, line: string) => {
   if (!o.quiet) process.stderr.write(`${line}\n`);
@@ -176,6 +172,28 @@ export interface PreparedDataset {
   /** The project with the most contacts in the read portfolio (scenario 4). */
   busiestProjectId: string;
 }
+
+/**
+ * The options every bench that starts its own gateway processes on the Postgres bench database
+ * reads (compression, maps, peers, scale-out): prepareDataset's, and where the processes' logs go.
+ */
+export type PostgresBenchOptions = Pick<
+  BenchOptions,
+  'scale' | 'serverUrl' | 'dbName' | 'reseed' | 'gateway' | 'rawDir' | 'quiet'
+>;
+
+/** The dataset as the peers and scale-out results name it, for their reports' opening lines. */
+export interface DatasetSummary {
+  scale: number;
+  projects: number;
+  readPortfolioProjects: number;
+}
+
+export const datasetSummary = (d: DatasetInfo): DatasetSummary => ({
+  scale: d.scale,
+  projects: d.counts.projects,
+  readPortfolioProjects: Math.round(d.counts.projects / d.portfolioIds.length),
+});
 
 /** Seeds (or reuses) the bench dataset and prepares this run's key and write targets. */
 export async function prepareDataset(
@@ -316,8 +334,8 @@ export function summarizeRounds(
     connections,
     gateway: { ...mid.g, peakRssMb: peak(withFloor.map((p) => p.g)) },
     baseline: { ...mid.b, peakRssMb: peak(withFloor.map((p) => p.b)) },
-    ratio: Math.round(medianOf(ratios) * 100) / 100,
-    cpuRatio: Math.round(medianOf(cpuRatios) * 100) / 100,
+    ratio: Math.round(median(ratios) * 100) / 100,
+    cpuRatio: Math.round(median(cpuRatios) * 100) / 100,
     ...(withFloor.length > 1 ? { roundRatios: ratios } : {}),
   };
 }

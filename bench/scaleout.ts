@@ -21,32 +21,23 @@ import {
 import {
   type BenchOptions,
   type BenchResults,
+  type DatasetSummary,
+  datasetSummary,
   gatewayEnv,
+  type PostgresBenchOptions,
   type PreparedDataset,
   prepareDataset,
   scenarioContext,
 } from './runner.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 
-export type ScaleoutOptions = Pick<
-  BenchOptions,
-  | 'scale'
-  | 'serverUrl'
-  | 'dbName'
-  | 'reseed'
-  | 'connections'
-  | 'duration'
-  | 'warmup'
-  | 'heavyRequestsPerConnection'
-  | 'gateway'
-  | 'rawDir'
-  | 'quiet'
-> & {
-  /** Gateway process counts to compare, ascending; the first is the baseline of the ratios. */
-  processes: number[];
-  /** Scenario ids (default 1 and 7). */
-  scenarios: string[];
-};
+export type ScaleoutOptions = PostgresBenchOptions &
+  Pick<BenchOptions, 'connections' | 'duration' | 'warmup' | 'heavyRequestsPerConnection'> & {
+    /** Gateway process counts to compare, ascending; the first is the baseline of the ratios. */
+    processes: number[];
+    /** Scenario ids (default 1 and 7). */
+    scenarios: string[];
+  };
 
 export const SCALEOUT_DEFAULTS = { processes: [1, 2], scenarios: ['1', '7'], connections: [16, 64] };
 
@@ -91,7 +82,7 @@ export interface ScaleoutResults {
   finishedAt: string;
   machine: MachineInfo;
   database: BenchResults['database'];
-  dataset: { scale: number; projects: number; readPortfolioProjects: number };
+  dataset: DatasetSummary;
   options: {
     processes: number[];
     connections: number[];
@@ -262,18 +253,13 @@ export async function runScaleout(o: ScaleoutOptions): Promise<ScaleoutResults> 
       });
     }
   }
-  const d = prepared.dataset;
   return {
     kind: 'scaleout',
     startedAt,
     finishedAt: new Date().toISOString(),
     machine: machineInfo(loadAtStart),
     database: prepared.database,
-    dataset: {
-      scale: d.scale,
-      projects: d.counts.projects,
-      readPortfolioProjects: Math.round(d.counts.projects / d.portfolioIds.length),
-    },
+    dataset: datasetSummary(prepared.dataset),
     options: {
       processes,
       connections: o.connections,

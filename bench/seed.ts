@@ -380,13 +380,22 @@ export async function seedDataset(store: BenchStore, scale: number, quiet = fals
 const WRITE_TARGETS = 1000;
 
 /**
- * Per-run preparation on a seeded database: one fresh API key for the owner (older bench keys are
- * deleted), and the scratch portfolio emptied and refilled, so writes never grow the read dataset.
+ * Per-run preparation on a seeded database: one fresh API key for the owner (bench keys left idle
+ * by earlier runs are deleted), and the scratch portfolio emptied and refilled, so writes never
+ * grow the read dataset.
  */
 export async function prepareRun(store: BenchStore, info: DatasetInfo): Promise<RunFixture> {
   const { db } = store;
   await migrateToLatest(db);
-  await db.deleteFrom('api_keys').where('label', '=', 'bench').execute();
+  // Another run may be using this database right now with a key of its own: deleting every bench
+  // key would revoke it mid-run (its requests would all answer 401). A run's key is stamped as it
+  // is used (last_used_at, at most a minute stale), so a key unused for a day belongs to no live
+  // run; the old ones are still pruned, so they do not pile up run after run.
+  await db
+    .deleteFrom('api_keys')
+    .where('label', '=', 'bench')
+    .where(sql<boolean>`coalesce(last_used_at, created_at) < now() - interval '1 day'`)
+    .execute();
   const key = await createApiKey(db, info.ownerUserId, 'bench');
   await db
     .deleteFrom('projects')

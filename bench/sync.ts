@@ -31,6 +31,7 @@ import { addMember, createOrg, createPortfolio, createUser } from '../src/module
 import { geometryColumns } from '../src/modules/records/index.js';
 import { installDefaultProperties } from '../src/modules/schema/index.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { gridSquare } from './geo.js';
 import { load1 } from './machine.js';
 import { freePort, ServerProcess } from './proc.js';
 import { gatewayEnv } from './runner.js';
@@ -50,24 +51,10 @@ const UPSERT = `mutation Sync($input: UpsertRecordsInput!) {
 
 /** Parcel `i`: a county-roll row with a square boundary on a grid of 0.002° cells around Lubbock. */
 function parcel(i: number) {
-  const x = -102 + (i % 500) * 0.002;
-  const y = 33 + Math.floor(i / 500) * 0.002;
-  const d = 0.0015;
   return {
     externalId: `apn-${i}`,
     properties: { name: { text: `Parcel ${i}` }, 'parcel-status': { select: ['prospect'] } },
-    geometry: {
-      type: 'Polygon',
-      coordinates: [
-        [
-          [x, y],
-          [x + d, y],
-          [x + d, y + d],
-          [x, y + d],
-          [x, y],
-        ],
-      ],
-    },
+    geometry: gridSquare(i, { x: -102, y: 33, columns: 500, cell: 0.002, side: 0.0015 }),
   };
 }
 

@@ -8,17 +8,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { runLoad } from './load.js';
 import { load1 } from './machine.js';
+import { offOnRounds } from './off-on.js';
 import { freePort, ServerProcess } from './proc.js';
 import { type BenchOptions, gatewayEnv, prepareDataset, scenarioContext } from './runner.js';
 import { SCENARIOS } from './scenarios.js';
+import { median } from './stats.js';
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return r2(s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2);
-};
 
 /** An OTLP/HTTP endpoint that takes every export and counts the spans in it. */
 async function otlpSink() {
@@ -108,36 +105,19 @@ export async function tracingCommand(o: BenchOptions, rounds: number, label?: st
           cpuRatios: [] as number[],
           errors: 0,
         };
-        for (const which of ['off', 'on'] as const)
-          if (o.warmup > 0)
-            await runLoad({
-              url: servers[which].url,
-              apiKey: ctx.apiKey,
-              connections: c,
-              duration: o.warmup,
-              amount: s.heavy ? c : undefined,
-              next,
-            });
-        for (let r = 0; r < rounds; r++) {
-          const order = r % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const);
-          const got: Record<string, number> = {};
-          const cpu: Record<string, number> = {};
-          for (const which of order) {
-            await servers[which].waitIdle();
-            servers[which].startWindow();
-            const res = await runLoad({
-              url: servers[which].url,
-              apiKey: ctx.apiKey,
-              connections: c,
-              duration: o.duration,
-              amount: amount(c),
-              next,
-            });
-            const w = servers[which].endWindow();
-            got[which] = res.rps;
-            cpu[which] = res.requests ? (w.cpuSec * 1000) / res.requests : Number.NaN;
-            row.errors += res.errors;
-          }
+        const load = {
+          apiKey: ctx.apiKey,
+          connections: c,
+          next,
+          warmup: o.warmup,
+          duration: o.duration,
+          warmupAmount: s.heavy ? c : undefined,
+          amount: amount(c),
+        };
+        await offOnRounds(servers, load, rounds, (r, runs) => {
+          const got = { off: runs.off.load.rps, on: runs.on.load.rps };
+          const cpu = { off: runs.off.cpuMsPerRequest, on: runs.on.cpuMsPerRequest };
+          row.errors += runs.off.load.errors + runs.on.load.errors;
           row.cpuOff.push(r2(cpu.off));
           row.cpuOn.push(r2(cpu.on));
           row.cpuRatios.push(r2(cpu.on / cpu.off));
@@ -147,7 +127,7 @@ export async function tracingCommand(o: BenchOptions, rounds: number, label?: st
           process.stderr.write(
             `  ${s.id} c=${c} round ${r + 1}: off ${r2(got.off)} req/s, on ${r2(got.on)} req/s, ratio ${r2(got.on / got.off)}; CPU ms/request off ${r2(cpu.off)}, on ${r2(cpu.on)}\n`,
           );
-        }
+        });
         rows.push(row);
       }
     }
@@ -166,7 +146,7 @@ export async function tracingCommand(o: BenchOptions, rounds: number, label?: st
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.scenario} | ${r.connections} | ${median(r.off)} | ${median(r.on)} | ${r2(median(r.ratios))} [${Math.min(...r.ratios)}–${Math.max(...r.ratios)}] | ${r2(median(r.cpuOff))} / ${r2(median(r.cpuOn))} | ${r2(median(r.cpuRatios))} [${Math.min(...r.cpuRatios)}–${Math.max(...r.cpuRatios)}] | ${r.errors} |`,
+        `| ${r.scenario} | ${r.connections} | ${r2(median(r.off))} | ${r2(median(r.on))} | ${r2(median(r.ratios))} [${Math.min(...r.ratios)}–${Math.max(...r.ratios)}] | ${r2(median(r.cpuOff))} / ${r2(median(r.cpuOn))} | ${r2(median(r.cpuRatios))} [${Math.min(...r.cpuRatios)}–${Math.max(...r.cpuRatios)}] | ${r.errors} |`,
     ),
   ];
   const md = lines.join('\n');

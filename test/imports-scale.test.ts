@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { gridSquare } from '../bench/geo.js';
 import { runCli } from '../src/cli/main.js';
 import type { Database } from '../src/db/database.js';
 import { openTestDatabase } from './helpers/database.js';
@@ -31,25 +32,11 @@ function gridFile(n: number, prefix = 'P'): string {
   const file = join(mkdtempSync(join(tmpdir(), 'sdg-scale-')), 'grid.geojson');
   const lines: string[] = [];
   for (let i = 0; i < n; i++) {
-    const x = -100 + (i % 200) * 0.001;
-    const y = 30 + Math.floor(i / 200) * 0.001;
-    const d = 0.0005;
     lines.push(
       JSON.stringify({
         type: 'Feature',
         properties: { apn: `APN-${i}`, name: `${prefix}${i}` },
-        geometry: {
-          type: 'Polygon',
-          coordinates: [
-            [
-              [x, y],
-              [x + d, y],
-              [x + d, y + d],
-              [x, y + d],
-              [x, y],
-            ],
-          ],
-        },
+        geometry: gridSquare(i, { x: -100, y: 30, columns: 200, cell: 0.001, side: 0.0005 }),
       }),
     );
   }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { TestEnv } from './helpers/fixtures.js';
+import { square } from './helpers/geo.js';
 import type { Client } from './helpers/http.js';
 import { INSPECT, type Scope } from './records-helpers.js';
 
@@ -54,15 +55,4 @@ export async function logOf(env: TestEnv, orgId: string) {
 }
 
 /** A small square parcel boundary near (x, y) degrees. */
-export const box = (x: number, y: number, d = 0.001) => ({
-  type: 'Polygon',
-  coordinates: [
-    [
-      [x, y],
-      [x + d, y],
-      [x + d, y + d],
-      [x, y + d],
-      [x, y],
-    ],
-  ],
-});
+export const box = (x: number, y: number, d = 0.001) => square(x, y, d);
