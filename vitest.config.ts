@@ -63,6 +63,9 @@ export default defineConfig({
           globalSetup: ['test/setup/snapshots.ts'],
           // One file at a time: a second file's processes would take the CPU the measured ones need.
           fileParallelism: false,
+          // After the other projects, alone: vitest refuses to run projects with different worker
+          // counts in one group, which a file list that names a perf test beside others would do.
+          sequence: { groupOrder: 1 },
           testTimeout: 120_000,
           hookTimeout: 60_000,
         },
