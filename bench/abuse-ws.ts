@@ -19,6 +19,7 @@ import { installDefaultProperties } from '../src/modules/schema/index.js';
 import { WS_ATTACKS, type WsAttack, type WsAttackContext } from './abuse-ws-attacks.js';
 import { percentile } from './load.js';
 import type { Command } from './runner.js';
+import { r2 } from './stats.js';
 
 export const SLOW_WEBHOOK = {
   id: 'ws-slow-webhook',
@@ -43,7 +44,6 @@ const ORG_A_NAME = 'Bench abuse: slow webhook tenant';
 const ORG_A_EMAIL = 'bench-abuse-slow-webhooks@bench.example';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const r2 = (v: number) => Math.round(v * 100) / 100;
 
 export interface AttackerStats {
   requests: number;

@@ -20,6 +20,7 @@ import { percentile } from './load.js';
 import { load1, type MachineInfo, machineInfo } from './machine.js';
 import { freePort, ServerProcess } from './proc.js';
 import { type Command, gatewayEnv, prepareDataset } from './runner.js';
+import { r2 } from './stats.js';
 
 /**
  * `npm run bench -- --abuse`: the five attacks of issue 12 against a running gateway (production
@@ -126,8 +127,6 @@ export interface AbuseResults {
   calmAfter: TenantStats & { peakRssMb: number };
   gatewayExit: number | null;
 }
-
-const r2 = (v: number) => Math.round(v * 100) / 100;
 
 /** The slow webhook tenant's extra goal: B's deliveries all arrive, at most 2 s later than calm. */
 export const webhookGoalMet = (w: { calm: DeliveryStats; attack: DeliveryStats }) =>

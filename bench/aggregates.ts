@@ -23,7 +23,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { inProcessGateway } from './in-process.js';
 import { load1 } from './machine.js';
 import { type BenchOptions, prepareDataset } from './runner.js';
-import { median } from './stats.js';
+import { median, r2 } from './stats.js';
 
 export interface AggregatesBenchOptions {
   /** Alternating rounds; each times `requests` gateway requests, then as many raw runs. */
@@ -37,8 +37,6 @@ export const ACRES_BY_STATUS = `query AcresByStatus($orgId: ID!, $portfolioId: I
     groupedAggregates(groupBy: [{ propertyId: "parcel-status" }]) {
       totalGroups truncated groups { keys { value label } aggregates { count acres: sum(field: ACRES) } }
     } } } } }`;
-
-const r2 = (v: number) => Math.round(v * 100) / 100;
 
 interface Captured {
   text: string;

@@ -36,9 +36,8 @@ import {
   scenarioContext,
 } from './runner.js';
 import { SCENARIOS } from './scenarios.js';
-import { median } from './stats.js';
+import { median, r2 } from './stats.js';
 
-const r2 = (v: number) => Math.round(v * 100) / 100;
 // The write-path table prints medians to hundredths, and its CPU ratio divides the printed figures.
 const r2Median = (xs: number[]) => r2(median(xs));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -19,7 +19,7 @@ import {
   scenarioContext,
 } from './runner.js';
 import { SCENARIOS } from './scenarios.js';
-import { median } from './stats.js';
+import { median, r2 } from './stats.js';
 
 export type CompressionOptions = PostgresBenchOptions &
   Pick<BenchOptions, 'connections' | 'duration' | 'warmup'> & { levels: Level[]; rounds: number };
@@ -55,8 +55,6 @@ interface Row extends Level {
   /** Identity's CPU per response ÷ this one's: the throughput ratio a CPU-bound gateway would show. */
   cpuRatio: number;
 }
-
-const r2 = (v: number) => Math.round(v * 100) / 100;
 
 /** CPU ms to compress one body at a level, over many rounds: the cost compression adds per response. */
 function compressCpu(body: Buffer) {

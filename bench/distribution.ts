@@ -19,7 +19,7 @@ import { writeRun } from './report.js';
 import { gatewayEnv, type PreparedDataset, prepareDataset, scenarioContext } from './runner.js';
 import type { ScaleoutOptions } from './scaleout.js';
 import { SCENARIOS } from './scenarios.js';
-import { median } from './stats.js';
+import { median, r2 } from './stats.js';
 
 export interface DistributionOptions extends Omit<ScaleoutOptions, 'processes' | 'serverUrl'> {
   /** The coordinator's admin database (its workers are read from pg_dist_node). */
@@ -72,8 +72,6 @@ export interface DistributionResults {
   options: { rounds: number; duration: number; warmup: number; heavyRequestsPerConnection: number };
   rows: DistributionRow[];
 }
-
-const r2 = (v: number) => Math.round(v * 100) / 100;
 
 /** CPU seconds so far of a PostgreSQL instance: its postmaster and every process it started. */
 function instanceCpu(postmasters: number[]): Map<number, number> {

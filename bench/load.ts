@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import type { RequestSpec } from './scenarios.js';
+import { r2 } from './stats.js';
 
 export interface LoadOptions {
   url: string;
@@ -38,7 +39,6 @@ export interface LoadResult {
 
 export const percentile = (sorted: Float64Array, p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
-const r2 = (v: number) => Math.round(v * 100) / 100;
 
 /**
  * One fixed-duration, fixed-concurrency run with autocannon (as a library). Latencies of every

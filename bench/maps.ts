@@ -37,6 +37,7 @@ import {
   prepareDataset,
 } from './runner.js';
 import type { CapturedStatement } from './sql-capture.js';
+import { r2 } from './stats.js';
 
 // The gateway's parsers (src/db/database.ts), so the floor reads rows no slower than it does.
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
@@ -88,7 +89,6 @@ export interface MapRow {
   met?: boolean;
 }
 
-const r2 = (v: number) => Math.round(v * 100) / 100;
 const say = (o: Pick<MapsOptions, 'quiet'>, line: string) => {
   if (!o.quiet) process.stderr.write(`${line}\n`);
 };

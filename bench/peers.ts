@@ -47,7 +47,7 @@ import {
   scenarioContext,
 } from './runner.js';
 import { type RequestSpec, SCENARIOS } from './scenarios.js';
-import { median } from './stats.js';
+import { median, r2 } from './stats.js';
 
 /** The server processes. */
 export type PeerServer = 'gateway' | 'postgraphile' | 'floor' | 'oneStatement';
@@ -214,8 +214,6 @@ export interface PeersResults {
   otherProcesses: { name: string; cpuSec: number }[];
   profiles?: Partial<Record<PeerServer, ProfileSummary & { file: string }>>;
 }
-
-const r2 = (v: number) => Math.round(v * 100) / 100;
 
 /** Each server's Postgres backends carry its name (PGAPPNAME), so their CPU time can be read apart. */
 const APP_NAME: Record<PeerServer, string> = {

@@ -30,6 +30,7 @@ import {
   scenarioContext,
 } from './runner.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
+import { r2 } from './stats.js';
 
 export type ScaleoutOptions = PostgresBenchOptions &
   Pick<BenchOptions, 'connections' | 'duration' | 'warmup' | 'heavyRequestsPerConnection'> & {
@@ -92,8 +93,6 @@ export interface ScaleoutResults {
   };
   scenarios: ScaleoutScenario[];
 }
-
-const r2 = (v: number) => Math.round(v * 100) / 100;
 
 const say = (o: ScaleoutOptions, line: string) => {
   if (!o.quiet) process.stderr.write(`${line}\n`);

@@ -10,3 +10,6 @@ export function median(xs: number[]): number {
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
+
+/** A figure for a report: rounded to hundredths (milliseconds, ratios, req/s). */
+export const r2 = (v: number): number => Math.round(v * 100) / 100;

@@ -13,9 +13,7 @@ import { offOnRounds } from './off-on.js';
 import { freePort, ServerProcess } from './proc.js';
 import { type BenchOptions, gatewayEnv, prepareDataset, scenarioContext } from './runner.js';
 import { SCENARIOS } from './scenarios.js';
-import { median } from './stats.js';
-
-const r2 = (v: number) => Math.round(v * 100) / 100;
+import { median, r2 } from './stats.js';
 
 /** An OTLP/HTTP endpoint that takes every export and counts the spans in it. */
 async function otlpSink() {
