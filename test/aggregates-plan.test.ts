@@ -119,7 +119,7 @@ describe.skipIf(backend === 'pglite' || onCitus)('the grouped statement of one p
       expect(parallel.rows).toHaveLength(5);
       expect(parallel.rows).toEqual((await run('', false)).rows);
     } finally {
-      await sql`drop statistics if exists ${sql.id(`parcels_group_${id}_stat`)}`.execute(db);
+      await sql`drop statistics if exists ${sql.id(statistics.name)}`.execute(db);
     }
   });
 });

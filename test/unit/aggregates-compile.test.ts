@@ -11,6 +11,7 @@ import {
   compileGroupKey,
   compileMeasure,
   GROUP_KEYS_FIT,
+  groupStatisticsSql,
   measureSig,
 } from '../../src/modules/records/aggregate.js';
 import { makeSchema } from '../../src/modules/schema/types.js';
@@ -135,6 +136,25 @@ describe('group keys per type', () => {
       /select distinct e as v from jsonb_array_elements_text/,
     );
     expect('one' in one && text(one.one)).toMatch(/-> 'select' ->> 0\)$/);
+  });
+});
+
+describe('group statistics', () => {
+  test('ids that read alike as identifiers get statistics of their own', () => {
+    const long = 'x'.repeat(200);
+    const schema = makeSchema('org', 'parcel', [
+      def('a-b', 'select'),
+      def('a_b', 'select'),
+      def(long, 'checkbox'),
+      def('tags', 'multi_select'),
+    ]);
+    const [dash, under] = ['a-b', 'a_b'].map((id) => groupStatisticsSql('parcels', schema, id)!);
+    expect(dash.name).toMatch(/^parcels_group_a_b_[0-9a-f]{8}_stat$/);
+    expect(under.name).toMatch(/^parcels_group_a_b_[0-9a-f]{8}_stat$/);
+    expect(dash.name).not.toBe(under.name);
+    // Postgres cuts identifiers at 63 bytes; the name must stay whole to stay apart.
+    expect(groupStatisticsSql('contacts', schema, long)!.name.length).toBeLessThanOrEqual(63);
+    expect(groupStatisticsSql('parcels', schema, 'tags')).toBeUndefined();
   });
 });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
 import {
   type FieldNode,
@@ -260,19 +261,23 @@ export function compileGroupKey(
  * grouped scan of a portfolio makes about as many groups as it reads rows, and then plans no
  * parallel workers; with them it knows the few keys and splits the scan (docs/decisions.md, "A
  * dashboard's grouped scan runs in parallel"). The expression is exactly the one the statement
- * groups by, with the property id as a literal, as the planner sees it once the id is bound.
+ * groups by, with the property id as a literal, as the planner sees it once the id is bound. One
+ * object serves every organization with that property id (the expression is the same); the name
+ * ends with a hash of the id, so that ids that read alike as identifiers (`a-b`, `a_b`) get two.
  */
 export function groupStatisticsSql(
   table: 'projects' | 'parcels' | 'contacts',
   schema: PropertySchemaModel,
   id: string,
-): { create: RawBuilder<unknown>; analyze: RawBuilder<unknown> } | undefined {
+): { name: string; create: RawBuilder<unknown>; analyze: RawBuilder<unknown> } | undefined {
   const def = schema.byId.get(id);
   const group = def && propertyType(def.type)?.aggregate?.group;
   if (!group?.value) return undefined;
-  const name = `${table}_group_${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 40)}_stat`;
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 8);
+  const name = `${table}_group_${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 30)}_${hash}_stat`;
   const key = group.value(sql`(properties -> ${sql.lit(id)}::text)`);
   return {
+    name,
     create: sql`create statistics if not exists ${sql.id(name)} on (${key}) from ${sql.table(table)}`,
     // Statistics are empty until the table is analyzed; autovacuum would do it only after many writes.
     analyze: sql`analyze ${sql.table(table)}`,
