@@ -22,6 +22,7 @@ import { schemasByKeys } from '../src/modules/schema/index.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { inProcessGateway } from './in-process.js';
 import { load1 } from './machine.js';
+import { onStatements } from './pg-statements.js';
 import { type BenchOptions, prepareDataset } from './runner.js';
 import { median, r2 } from './stats.js';
 
@@ -47,15 +48,10 @@ interface Captured {
 function captureStatements() {
   const sent: Captured[] = [];
   const state = { on: false };
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [config, values] = args as [unknown, unknown];
-    const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
-    const params = Array.isArray(values) ? values : (config as { values?: unknown[] } | null)?.values;
-    if (state.on && typeof text === 'string') sent.push({ text, values: params ?? [] });
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  return { sent, state, restore: () => (pg.Client.prototype.query = original) };
+  const restore = onStatements((text, values) => {
+    if (state.on) sent.push({ text, values });
+  });
+  return { sent, state, restore };
 }
 
 /**

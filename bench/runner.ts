@@ -25,7 +25,7 @@ import {
   SEED_VERSION,
   seedDataset,
 } from './seed.js';
-import { median } from './stats.js';
+import { median, r2 } from './stats.js';
 import { dropStore, openStore, type StoreTarget, storeExists } from './store.js';
 import { evaluateTargets, type TargetCheck } from './targets.js';
 
@@ -334,8 +334,8 @@ export function summarizeRounds(
     connections,
     gateway: { ...mid.g, peakRssMb: peak(withFloor.map((p) => p.g)) },
     baseline: { ...mid.b, peakRssMb: peak(withFloor.map((p) => p.b)) },
-    ratio: Math.round(median(ratios) * 100) / 100,
-    cpuRatio: Math.round(median(cpuRatios) * 100) / 100,
+    ratio: r2(median(ratios)),
+    cpuRatio: r2(median(cpuRatios)),
     ...(withFloor.length > 1 ? { roundRatios: ratios } : {}),
   };
 }

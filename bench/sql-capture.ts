@@ -7,7 +7,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import pg from 'pg';
+import { onStatements } from './pg-statements.js';
 
 export interface CapturedStatement {
   text: string;
@@ -19,16 +19,8 @@ if (file) {
   const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
     prepareValue: (v: unknown) => string | null;
   };
-  const original = pg.Client.prototype.query;
-  // The gateway's own Client class (src/db/database.ts) calls this through `super.query`.
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [config, values] = args as [unknown, unknown];
-    const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
-    const params = Array.isArray(values) ? values : (config as { values?: unknown[] } | null)?.values;
-    if (typeof text === 'string') {
-      const line: CapturedStatement = { text, values: (params ?? []).map((v) => prepareValue(v)) };
-      appendFileSync(file, `${JSON.stringify(line)}\n`);
-    }
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
+  onStatements((text, values) => {
+    const line: CapturedStatement = { text, values: values.map((v) => prepareValue(v)) };
+    appendFileSync(file, `${JSON.stringify(line)}\n`);
+  });
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
-import pg from 'pg';
+import { onStatements } from '../bench/pg-statements.js';
 import { groupStatisticsSql } from '../src/modules/records/index.js';
 import { bulkInsertRecords } from '../src/modules/records/repository.js';
 import { schemasByKeys } from '../src/modules/schema/repository.js';
@@ -29,18 +29,11 @@ const N = 2000;
 /** Every statement the process's pg clients send while `run` runs. */
 async function statementsOf(run: () => Promise<unknown>) {
   const sent: { text: string; values: unknown[] }[] = [];
-  const original = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [config, values] = args as [unknown, unknown];
-    const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
-    const params = Array.isArray(values) ? values : (config as { values?: unknown[] } | null)?.values;
-    if (typeof text === 'string') sent.push({ text, values: params ?? [] });
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
+  const restore = onStatements((text, values) => sent.push({ text, values }));
   try {
     await run();
   } finally {
-    pg.Client.prototype.query = original;
+    restore();
   }
   return sent;
 }
