@@ -13,6 +13,11 @@ export interface Config {
   databaseUrl?: string;
   /** Optional read replica; read-only requests go there. */
   databaseReadUrl?: string;
+  /**
+   * Where LISTEN connects (DATABASE_LISTEN_URL), when not DATABASE_URL: the server itself, when
+   * DATABASE_URL is a pooler in transaction mode, which keeps no session for a LISTEN.
+   */
+  databaseListenUrl?: string;
   /** PGlite data folder when DATABASE_URL is unset. */
   dataDir: string;
   logLevel: string;
@@ -123,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
+    databaseListenUrl: env.DATABASE_LISTEN_URL || undefined,
     dataDir: env.SDG_DATA_DIR || './.data/pglite',
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimit: int(env, 'BODY_LIMIT_BYTES', 1_048_576),

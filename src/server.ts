@@ -22,8 +22,11 @@ async function main() {
   // Before anything runs a statement, so that every span has its parent (off unless OTEL_* asks).
   const stopTracing = await startTracingFromEnv();
   // On PGlite this takes the data folder's lock, held until database.close() (src/db/data-lock.ts).
+  if (cfg.databaseListenUrl && !cfg.databaseUrl)
+    throw new Error('DATABASE_LISTEN_URL needs DATABASE_URL too: PGlite, the default, notifies in-process');
   const database = await createDatabase({
     url: cfg.databaseUrl,
+    listenUrl: cfg.databaseListenUrl,
     dataDir: cfg.dataDir,
     statementTimeoutMs: cfg.statementTimeoutMs,
     holder: 'server',

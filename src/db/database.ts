@@ -39,6 +39,11 @@ export interface DatabaseOptions {
   url?: string;
   /** PGlite data folder, or 'memory://' for an in-memory database. */
   dataDir?: string;
+  /**
+   * Real Postgres: where LISTEN connects, when not `url`. A pooler in transaction mode (PgBouncer)
+   * hands each transaction any server connection, so a LISTEN made through it hears nothing.
+   */
+  listenUrl?: string;
   /** Statement timeout in ms for every pooled connection (real Postgres). */
   statementTimeoutMs?: number;
   poolSize?: number;
@@ -278,10 +283,10 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
       return rows[0]?.on === true;
     });
     const u = new URL(opts.url);
-    const url = opts.url;
+    const listenUrl = opts.listenUrl ?? opts.url;
     return {
       db,
-      listen: (channel, onNotify, onReconnect) => listenPostgres(url, channel, onNotify, onReconnect),
+      listen: (channel, onNotify, onReconnect) => listenPostgres(listenUrl, channel, onNotify, onReconnect),
       backend: 'postgres',
       describe: `postgres://${u.host}${u.pathname}`,
       stats,

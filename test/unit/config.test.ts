@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       HEAVY_REQUEST_WAIT_MS: '10',
       LARGE_REQUEST_SLOTS: '3',
       DATABASE_URL: 'postgres://x@h/db',
+      DATABASE_LISTEN_URL: 'postgres://x@primary/db',
       CHANGE_LOG_RETENTION_DAYS: '7',
       GRAPHQL_PLANS: '0',
       SUBSCRIPTIONS_PER_KEY: '5',
@@ -33,6 +34,7 @@ describe('loadConfig', () => {
       admission: { slots: 0, maxWaitMs: 10 },
       largeAdmission: { slots: 3, maxWaitMs: 10 },
       databaseUrl: 'postgres://x@h/db',
+      databaseListenUrl: 'postgres://x@primary/db',
     });
   });
 
