@@ -9,7 +9,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../src/db/types.js';
-import { propertyIndexSql } from '../src/modules/records/index.js';
+import { createPropertyIndexes } from '../src/modules/records/index.js';
 import { schemasByKeys } from '../src/modules/schema/index.js';
 import type { RequestSpec, Scenario, ScenarioContext } from './scenarios.js';
 
@@ -42,7 +42,7 @@ export const SORT_LAST_QUERY = `query SortLast($orgId: ID!, $portfolioId: ID!, $
 /** Seed-time DDL: the two expression indexes of the sort property, for the bench org. */
 export async function sortIndexes(db: Kysely<DB>, orgId: string): Promise<void> {
   const [schema] = await schemasByKeys(db, [{ orgId, kind: 'project' }]);
-  for (const ddl of propertyIndexSql('projects', schema, 'capacity_mw')) await ddl.execute(db);
+  await createPropertyIndexes(db, 'projects', schema, 'capacity_mw');
 }
 
 /** Fetches the deep-sort cursor through the public API (like the runner's deepCursor). */
@@ -139,6 +139,6 @@ export const GRID_CASES: { id: string; title: string; variables: Record<string, 
 /** Seed-time DDL: the two expression indexes of `acreage` on parcels, for the bench org. */
 export async function gridSortIndexes(db: Kysely<DB>, orgId: string): Promise<void> {
   const [schema] = await schemasByKeys(db, [{ orgId, kind: 'parcel' }]);
-  for (const ddl of propertyIndexSql('parcels', schema, 'acreage')) await ddl.execute(db);
+  await createPropertyIndexes(db, 'parcels', schema, 'acreage');
   await sql`analyze parcels`.execute(db);
 }

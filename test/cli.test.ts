@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { runCli } from '../src/cli/main.js';
 import type { Database } from '../src/db/database.js';
+import { propertyIndexSql, propertyNamePart } from '../src/modules/records/order.js';
+import { schemasByKeys } from '../src/modules/schema/repository.js';
 import { openTestDatabase } from './helpers/database.js';
 import { square, TRIANGLE } from './helpers/geo.js';
 import { client } from './helpers/http.js';
@@ -358,6 +360,17 @@ describe('sdg: schema and import guards', () => {
 });
 
 describe('sdg schema index', () => {
+  /** The tags of the sort indexes on parcels whose definition names `id`, by their names. */
+  async function sortIndexesOf(id: string): Promise<string[]> {
+    const { rows } = await sql<{ name: string }>`
+      select indexname as name from pg_indexes where tablename = 'parcels' and indexname like 'parcels_sort_%'
+        and strpos(indexdef, ${`'${id}'::text`}) > 0`.execute(database.db);
+    const prefix = `parcels_sort_${propertyNamePart(id)}_`;
+    return rows
+      .map((r) => (r.name.startsWith(prefix) ? r.name.slice(prefix.length, -'_idx'.length) : r.name))
+      .sort();
+  }
+
   test('creates the four indexes of a number property, once; statistics for a select; refuses the rest', async () => {
     const org = await newOrg('Index Org');
     await addProperty(org.id, 'parcel', 'acres_idx', 'Acres', 'number');
@@ -366,17 +379,7 @@ describe('sdg schema index', () => {
     const r = await index('acres_idx', '--json');
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ indexes: 4, statistics: 0 });
-    const { rows } = await sql<{
-      indexname: string;
-    }>`select indexname from pg_indexes where tablename = 'parcels' and indexname like 'parcels_sort_acres_idx%'`.execute(
-      database.db,
-    );
-    expect(rows.map((x) => x.indexname).sort()).toEqual([
-      'parcels_sort_acres_idx_hi_idx',
-      'parcels_sort_acres_idx_ids_idx',
-      'parcels_sort_acres_idx_lo_idx',
-      'parcels_sort_acres_idx_page_idx',
-    ]);
+    expect(await sortIndexesOf('acres_idx')).toEqual(['hi', 'ids', 'lo', 'page']);
     expect((await index('acres_idx', '--json')).code).toBe(0);
     await addProperty(org.id, 'parcel', 'tags_idx', 'Tags', 'multi_select', '--option', 'a:A:#000000');
     const bad = await index('tags_idx');
@@ -405,5 +408,31 @@ describe('sdg schema index', () => {
       where stxname ~ '^parcels_group_(stage|tick|agent)_stat_'`.execute(database.db);
     expect(made).toHaveLength(3);
     for (const { stxname } of made) await sql`drop statistics ${sql.id(stxname)}`.execute(database.db);
+  });
+  test('ids that read alike as identifiers get indexes of their own; one under its earlier name is renamed, not built again', async () => {
+    const org = await newOrg('Alike Org');
+    await addProperty(org.id, 'parcel', 'lot-size', 'Lot size', 'number');
+    await addProperty(org.id, 'parcel', 'lot_size', 'Lot size (2)', 'number');
+    // What an earlier build made for lot-size: its hi index, named without the hash.
+    const [schema] = await schemasByKeys(database.db, [{ orgId: org.id, kind: 'parcel' }]);
+    const [hi] = propertyIndexSql('parcels', schema, 'lot-size');
+    const earlier = hi.create.compile(database.db).sql.replace(hi.name, hi.legacyName);
+    await sql.raw(earlier).execute(database.db);
+    const oid = async (name: string) =>
+      (await sql<{ oid: number }>`select to_regclass(${name})::oid::int as oid`.execute(database.db)).rows[0]
+        .oid;
+    const before = await oid(hi.legacyName);
+    expect(before).toBeGreaterThan(0);
+
+    const index = (id: string) =>
+      sdg('schema', 'index', '--org', org.id, '--kind', 'parcel', '--id', id, '--json');
+    expect((await index('lot-size')).json).toMatchObject({ indexes: 4, renamed: 1 });
+    expect(await oid(hi.name)).toBe(before);
+    expect(await oid(hi.legacyName)).toBeNull();
+    expect(await sortIndexesOf('lot-size')).toEqual(['hi', 'ids', 'lo', 'page']);
+    // The other id, whose earlier names were the same: its own four, none taken from lot-size.
+    expect((await index('lot_size')).json).toMatchObject({ indexes: 4, renamed: 0 });
+    expect(await sortIndexesOf('lot_size')).toEqual(['hi', 'ids', 'lo', 'page']);
+    expect(await sortIndexesOf('lot-size')).toEqual(['hi', 'ids', 'lo', 'page']);
   });
 });

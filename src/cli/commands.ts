@@ -19,7 +19,7 @@ import {
 } from '../modules/imports/index.js';
 import * as orgs from '../modules/org/index.js';
 import { PROPERTY_TYPE_NAMES, type PropertyTypeName, propertyType } from '../modules/properties/index.js';
-import { groupStatisticsSql, propertyIndexSql } from '../modules/records/index.js';
+import { createPropertyIndexes, groupStatisticsSql, propertyIndexSql } from '../modules/records/index.js';
 import { defineProperty, installDefaultProperties, schemasByKeys } from '../modules/schema/index.js';
 import * as webhooks from '../modules/webhooks/index.js';
 import { newSecret, validateEndpoint } from '../modules/webhooks/index.js';
@@ -294,7 +294,9 @@ async function propertyIndexes(c: Call, org: string, kind: RecordKind, id: strin
   }
   if (!c.json && indexes.length)
     c.io.err(`creating ${indexes.length} indexes on ${table}; large tables take a while…`);
-  for (const s of indexes) await s.execute(c.database.db);
+  const { renamed } = await createPropertyIndexes(c.database.db, table, schema, def.id, (from, to) => {
+    if (!c.json) c.io.err(`renamed ${from} to ${to} (its name before ids were hashed into it)`);
+  });
   if (statistics) {
     if (!c.json) c.io.err(`creating statistics for grouping by ${def.id}, then analyzing ${table}…`);
     await statistics.create.execute(c.database.db);
@@ -307,7 +309,7 @@ async function propertyIndexes(c: Call, org: string, kind: RecordKind, id: strin
   ];
   print(
     c,
-    { kind, id: def.id, indexes: indexes.length, statistics: statistics ? 1 : 0 },
+    { kind, id: def.id, indexes: indexes.length, renamed, statistics: statistics ? 1 : 0 },
     `${[...(indexes.length ? [`${indexes.length} indexes`] : []), ...(statistics ? ['statistics'] : [])].join(' and ')} for ${table}.${def.id} in place: ${serves.join(', ')}.`,
   );
 }

@@ -5,6 +5,7 @@ import {
   MAX_ORDER_KEYS,
   type OrderInput,
   propertyIndexSql,
+  propertyNamePart,
 } from '../../src/modules/records/order.js';
 import { SCHEMA } from './schema.js';
 import { compiled } from './sql.js';
@@ -70,21 +71,34 @@ describe('orderBy compilation', () => {
   });
 
   test('property indexes: two per sortable property, two more for a number, none where the order depends on the schema', () => {
-    const [hi, lo, page, ids] = propertyIndexSql('projects', SCHEMA, 't_number').map((s) => compiled(s).sql);
+    const indexes = propertyIndexSql('projects', SCHEMA, 't_number');
+    const [hi, lo, page, ids] = indexes.map((s) => compiled(s.create).sql);
+    const name = (tag: string) => `projects_sort_${propertyNamePart('t_number')}_${tag}_idx`;
     const key = `(coalesce(properties -> 't_number'::text -> 'number', 'true'::jsonb))`;
     expect(hi).toBe(
-      `create index if not exists "projects_sort_t_number_hi_idx" on "projects" (org_id, portfolio_id, ${key}, created_at, id)`,
+      `create index if not exists "${name('hi')}" on "projects" (org_id, portfolio_id, ${key}, created_at, id)`,
     );
     expect(lo).toContain(`'null'::jsonb`);
     expect(page).toBe(
-      `create index if not exists "projects_sort_t_number_page_idx" on "projects" (org_id, portfolio_id, created_at, id, ${key})`,
+      `create index if not exists "${name('page')}" on "projects" (org_id, portfolio_id, created_at, id, ${key})`,
     );
     expect(ids).toBe(
-      `create index if not exists "projects_sort_t_number_ids_idx" on "projects" (org_id, portfolio_id, id, ${key})`,
+      `create index if not exists "${name('ids')}" on "projects" (org_id, portfolio_id, id, ${key})`,
+    );
+    expect(indexes.map((i) => i.legacyName)).toEqual(
+      ['hi', 'lo', 'page', 'ids'].map((tag) => `projects_sort_t_number_${tag}_idx`),
     );
     expect(propertyIndexSql('projects', SCHEMA, 't_date')).toHaveLength(2);
     expect(propertyIndexSql('projects', SCHEMA, 't_select')).toEqual([]);
     expect(propertyIndexSql('projects', SCHEMA, 't_people')).toEqual([]);
     expect(propertyIndexSql('projects', SCHEMA, 't_checkbox')).toHaveLength(2);
+  });
+
+  test('ids that read alike as identifiers, or share a long beginning, name different objects', () => {
+    const alike = ['a-b', 'a_b', `${'x'.repeat(40)}1`, `${'x'.repeat(40)}2`];
+    const parts = alike.map(propertyNamePart);
+    expect(new Set(parts).size).toBe(alike.length);
+    // The longest name (contacts, 30 characters of id, hash, _page_idx) fits Postgres's 63 bytes.
+    expect(`contacts_sort_${propertyNamePart('y'.repeat(64))}_page_idx`.length).toBeLessThanOrEqual(63);
   });
 });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
 import {
   type FieldNode,
@@ -17,6 +16,7 @@ import { PROPERTY_TYPES, type PropertyType, propertyType } from '../properties/i
 import type { PropertyDefModel, PropertySchemaModel } from '../schema/index.js';
 import type { RecordQuery } from './filter.js';
 import { LISTS, type ListName } from './lists.js';
+import { propertyNamePart } from './order.js';
 import { listScope, oneOrg, parentValues } from './repository.js';
 import type {
   AggregatesModel,
@@ -262,8 +262,8 @@ export function compileGroupKey(
  * parallel workers; with them it knows the few keys and splits the scan (docs/decisions.md, "A
  * dashboard's grouped scan runs in parallel"). The expression is exactly the one the statement
  * groups by, with the property id as a literal, as the planner sees it once the id is bound. One
- * object serves every organization with that property id (the expression is the same); the name
- * ends with a hash of the id, so that ids that read alike as identifiers (`a-b`, `a_b`) get two.
+ * object serves every organization with that property id (the expression is the same); it is
+ * named as the property's indexes are (propertyNamePart).
  */
 export function groupStatisticsSql(
   table: 'projects' | 'parcels' | 'contacts',
@@ -273,8 +273,7 @@ export function groupStatisticsSql(
   const def = schema.byId.get(id);
   const group = def && propertyType(def.type)?.aggregate?.group;
   if (!group?.value) return undefined;
-  const hash = createHash('sha256').update(id).digest('hex').slice(0, 8);
-  const name = `${table}_group_${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 30)}_${hash}_stat`;
+  const name = `${table}_group_${propertyNamePart(id)}_stat`;
   const key = group.value(sql`(properties -> ${sql.lit(id)}::text)`);
   return {
     name,

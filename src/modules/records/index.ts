@@ -9,8 +9,9 @@ export { compileListQuery, type QueryArgs } from './filter.js';
 export { areaWeightedCentroid, geometryColumns, geometryProblem } from './geo.js';
 export { LIST_FIELDS, type ListName } from './lists.js';
 export { createRecordLoaders } from './loaders.js';
-export { propertyIndexSql } from './order.js';
+export { type PropertyIndex, propertyIndexSql } from './order.js';
 export { levelPages, listPage } from './pages.js';
+export { createPropertyIndexes } from './property-indexes.js';
 export {
   type BulkRecord,
   bulkInsertRecords,

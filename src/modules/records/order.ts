@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
 import type { ErrorDetail } from '../../errors.js';
 import { PROPERTY_TYPES, propertyType } from '../properties/index.js';
@@ -108,6 +109,28 @@ export function compileOrder(
 }
 
 /**
+ * A property id as part of an object's name: the id as an identifier, cut to 30 characters, then a
+ * hash of the whole id, so that ids that read alike as identifiers (`a-b` and `a_b`, or two long ids
+ * with one beginning) name two objects. Without the hash, the second property's `create … if not
+ * exists` found the first one's object and made nothing.
+ */
+export function propertyNamePart(id: string): string {
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 8);
+  return `${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 30)}_${hash}`;
+}
+
+/** One expression index of a property (propertyIndexSql). */
+export interface PropertyIndex {
+  name: string;
+  /**
+   * The name earlier builds gave it, without the hash: `sdg schema index` renames an index found
+   * under it, when it is this property's, instead of building it again.
+   */
+  legacyName: string;
+  create: RawBuilder<unknown>;
+}
+
+/**
  * DDL for the expression indexes an operator adds for one property (`sdg schema index`; docs/cli.md,
  * "Property schemas"), since sort keys cannot be indexed generically per property id:
  * - for every sortable type, two that serve `orderBy: [{ property: id }]` on a portfolio list in
@@ -125,13 +148,14 @@ export function propertyIndexSql(
   table: 'projects' | 'parcels' | 'contacts',
   schema: PropertySchemaModel,
   id: string,
-): RawBuilder<unknown>[] {
+): PropertyIndex[] {
   const def = schema.byId.get(id);
   const sort = def && propertyType(def.type)?.sort;
   if (!sort || sort.noIndex) return [];
   const value = sortValue(schema, id, (v) => sql`${sql.lit(v)}::text`, sql`properties`);
   if (!value) return [];
-  const base = `${table}_sort_${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 40)}`;
+  const base = `${table}_sort_${propertyNamePart(id)}`;
+  const legacyBase = `${table}_sort_${id.replace(/[^a-z0-9_]/gi, '_').slice(0, 40)}`;
   const key = (sentinel: RawBuilder<unknown>) => sql`(coalesce(${value}, ${sentinel}))`;
   const hi = key(sql`'true'::jsonb`);
   const indexes: [string, RawBuilder<unknown>][] = [
@@ -143,8 +167,12 @@ export function propertyIndexSql(
       ['page', sql`org_id, portfolio_id, created_at, id, ${hi}`],
       ['ids', sql`org_id, portfolio_id, id, ${hi}`],
     );
-  return indexes.map(
-    ([tag, columns]) =>
-      sql`create index if not exists ${sql.id(`${base}_${tag}_idx`)} on ${sql.table(table)} (${columns})`,
-  );
+  return indexes.map(([tag, columns]) => {
+    const name = `${base}_${tag}_idx`;
+    return {
+      name,
+      legacyName: `${legacyBase}_${tag}_idx`,
+      create: sql`create index if not exists ${sql.id(name)} on ${sql.table(table)} (${columns})`,
+    };
+  });
 }
