@@ -3,7 +3,7 @@ import './v8-flags.js';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
-import { createDatabase } from './db/database.js';
+import { createDatabase, doorbellRings } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { limitsFromEnv } from './graphql/limits.js';
 import { loadTrustedDocuments } from './graphql/trusted-documents.js';
@@ -80,6 +80,11 @@ async function main() {
       maxEndpointsPerOrg: cfg.webhooks.maxEndpointsPerOrg,
     },
   });
+  // Behind a transaction-mode pooler the doorbell's LISTEN hears nothing: say so, and how to fix it.
+  if (database.backend === 'postgres' && !(await doorbellRings(database)))
+    log.warn(
+      'LISTEN heard no NOTIFY within 2 s: DATABASE_URL is likely a pooler in transaction mode (PgBouncer). Live updates and webhooks fall back to polling once a second; set DATABASE_LISTEN_URL to the primary itself (docs/scaling.md, "PgBouncer").',
+    );
   const retention = startRetention(database.db, cfg.changeLogRetentionDays, log);
   const webhooks = cfg.webhooks.deliver ? new WebhookDispatcher(database.db, cfg.webhooks, log) : undefined;
   await webhooks?.start(database.listen);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createDatabase, type Database } from '../src/db/database.js';
+import { createDatabase, type Database, doorbellRings } from '../src/db/database.js';
 import { createScratchDatabase } from './helpers/database.js';
 
 /**
@@ -40,3 +40,17 @@ test.skipIf(!pgUrl)('a NOTIFY sent through the pool rings the listener on the li
     await unlisten();
   }
 });
+
+test.skipIf(!pgUrl)(
+  'the start-up check hears its own NOTIFY, except through a pooler without the listen URL',
+  async () => {
+    expect(await doorbellRings(database!)).toBe(true);
+    const pooled = await createDatabase({ url: scratch!.url, poolSize: 2 });
+    try {
+      // Behind PgBouncer (the app's URL is not the server's) the server warns at start on false.
+      expect(await doorbellRings(pooled, 1_000)).toBe(scratch!.url === scratch!.direct);
+    } finally {
+      await pooled.close();
+    }
+  },
+);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -365,6 +366,30 @@ export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
       }
     },
   };
+}
+
+/**
+ * Whether a NOTIFY sent through the pool reaches `listen` within `timeoutMs`. It does not when the
+ * LISTEN went through a pooler in transaction mode (PgBouncer), which keeps no session for it: the
+ * server then warns at start (DATABASE_LISTEN_URL; docs/scaling.md, "PgBouncer").
+ */
+export async function doorbellRings(database: Database, timeoutMs = 2_000): Promise<boolean> {
+  const channel = 'sdg_doorbell_check';
+  const token = randomUUID();
+  let timer: NodeJS.Timeout | undefined;
+  let ring: () => void = () => {};
+  const rang = new Promise<boolean>((resolve) => {
+    ring = () => resolve(true);
+    timer = setTimeout(resolve, timeoutMs, false);
+  });
+  const unlisten = await database.listen(channel, (payload) => payload === token && ring());
+  try {
+    await sql`select pg_notify(${channel}, ${token})`.execute(database.db);
+    return await rang;
+  } finally {
+    clearTimeout(timer);
+    await unlisten();
+  }
 }
 
 /** The lock's holder when the caller names none: the script this process runs. */
