@@ -3,7 +3,10 @@ import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { forRequest } from '../src/db/database.js';
+import { createUser } from '../src/modules/org/repository.js';
 import { startTracing } from '../src/observability/otel.js';
+import { startHttpSpan } from '../src/observability/tracing.js';
 import { seededDatabase } from './helpers/database.js';
 
 const seeded = seededDatabase();
@@ -195,5 +198,25 @@ describe('traces', () => {
     const fresh = exporter.getFinishedSpans().slice(before);
     for (const s of fresh.filter((x) => x.attributes['db.query.text']))
       expect(mine.has(s.spanContext().traceId)).toBe(true);
+  });
+  test('a failed statement records its SQLSTATE as error.type, never the message, which quotes values', async () => {
+    const traceId = 'e'.repeat(32);
+    const { span, trace } = startHttpSpan('POST', '/probe', {
+      traceparent: `00-${traceId}-${PARENT_ID}-01`,
+    });
+    const db = forRequest(seeded.database, { count: 0, trace });
+    // A second user with an e-mail taken: Postgres's message names the e-mail.
+    const email = 'taken.secret@example.com';
+    await createUser(seeded.database.db, email, 'First');
+    const err = await createUser(db, email, 'Second').catch((e: Error & { code?: string }) => e);
+    span.end();
+    expect((err as { code?: string }).code).toBe('23505');
+    expect(String((err as Error).message) + String((err as { detail?: string }).detail)).toContain(email);
+    const t = await spansOf(traceId, /^POST \/probe$/);
+    const [insert] = t.mine.filter((s) => /insert into "users"/.test(String(s.attributes['db.query.text'])));
+    expect(insert.status.code).toBe(2); // SpanStatusCode.ERROR
+    expect(insert.attributes['error.type']).toBe('23505');
+    expect(insert.status.message ?? '').toBe('');
+    expect(attributesText(t.mine)).not.toContain(email);
   });
 });
