@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
@@ -46,6 +47,8 @@ describe('loadConfig', () => {
       changeLogRetentionDays: 90,
       graphqlPlans: true,
       subscriptions: { perKey: 100, perProcess: 10_000, queuePerSocket: 1_000 },
+      // docs/operations.md: LARGE_REQUEST_SLOTS defaults to two per core, waiting as heavy requests do.
+      largeAdmission: { slots: 2 * availableParallelism(), maxWaitMs: 20_000 },
     });
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be a non-negative integer, got "eighty"/);
     expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: '-1' })).toThrow(/RATE_LIMIT_PER_SECOND/);

@@ -44,3 +44,21 @@ test('a child with options is a real pino child, whose own children are lazy in 
   req.child({ step: 'x' }).info('deeper');
   expect(lines[1]).toMatchObject({ reqId: 'r-2', step: 'x', msg: '[p] deeper' });
 });
+
+test('the API key, authorization and cookie headers are redacted wherever the redact paths reach them', () => {
+  const { lines, root } = sink('info');
+  const headers = { 'x-api-key': 'sdg_k_secret', authorization: 'Bearer t_secret', cookie: 'c=1_secret' };
+  // A raw request (through the req serializer), a serialized one, and headers logged on their own.
+  root.info({ req: { method: 'GET', url: '/x', headers: { ...headers, 'user-agent': 'ua' } } }, 'raw');
+  root.info({ req: { headers } }, 'headers only');
+  root.info({ headers: { 'x-api-key': 'sdg_k_secret' } }, 'bare headers');
+  root.info({ apiKey: 'sdg_k_secret', socket: { apiKey: 'sdg_k_secret' } }, 'a key by name');
+  const redacted = { 'x-api-key': '[redacted]', authorization: '[redacted]', cookie: '[redacted]' };
+  expect(lines).toMatchObject([
+    { req: { method: 'GET', url: '/x', headers: { ...redacted, 'user-agent': 'ua' } } },
+    { req: { headers: redacted } },
+    { headers: { 'x-api-key': '[redacted]' } },
+    { apiKey: '[redacted]', socket: { apiKey: '[redacted]' } },
+  ]);
+  expect(JSON.stringify(lines)).not.toMatch(/secret/);
+});

@@ -1,10 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { clientAddress, trustedProxies } from '../../src/http/rate-limit.js';
 import {
+  createRateLimitStore,
   FallbackRateLimitStore,
   MemoryRateLimitStore,
   type RateLimitStore,
 } from '../../src/http/rate-limit-store.js';
+import { logSink } from '../helpers/logs.js';
 
 /** The in-process token buckets and the Redis fallback, without a server. */
 const cfg = { perSecond: 10, burst: 5 };
@@ -30,6 +32,23 @@ describe('the in-memory store', () => {
     expect(store.size).toBe(1 + 1_000 - 2 * 499);
     for (let i = 0; i < 10; i++) await store.take('tenant', cfg, 2_000 + i);
     expect(store.size).toBe(1);
+  });
+
+  test('at its bound the least recently used bucket goes, even one still draining', async () => {
+    const store = new MemoryRateLimitStore(3);
+    const drain = async (key: string, now: number) => {
+      for (let i = 0; i < cfg.burst; i++) await store.take(key, cfg, now);
+    };
+    await drain('a', 0);
+    await drain('b', 1);
+    // `a` is used again (refused: still empty), so `b` is now the least recently used.
+    expect((await store.take('a', cfg, 2)).allowed).toBe(false);
+    await store.take('c', cfg, 3);
+    await store.take('d', cfg, 4);
+    expect(store.size).toBe(3);
+    // `a` kept its count; `b` was dropped, so it starts again from a full bucket.
+    expect((await store.take('a', cfg, 5)).allowed).toBe(false);
+    expect(await store.take('b', cfg, 6)).toMatchObject({ allowed: true, remaining: cfg.burst - 1 });
   });
 
   test('a bucket that is still draining is kept, and keeps counting', async () => {
@@ -86,6 +105,20 @@ describe('the Redis fallback', () => {
     expect(redis.calls).toBe(2);
     expect(store.degraded).toBe(false);
     expect(log.lines.map((l) => l.level)).toEqual(['warn', 'info']);
+  });
+});
+
+describe('createRateLimitStore', () => {
+  test('without REDIS_URL it keeps the buckets in memory and says so in the log', () => {
+    const { lines, logger } = logSink('info');
+    const store = createRateLimitStore(undefined, logger);
+    expect(store).toBeInstanceOf(MemoryRateLimitStore);
+    expect(lines).toMatchObject([
+      {
+        level: 30,
+        msg: 'rate limit counters are kept in memory (set REDIS_URL to share them across replicas)',
+      },
+    ]);
   });
 });
 

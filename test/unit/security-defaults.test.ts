@@ -1,21 +1,55 @@
-import { describe, expect, test } from 'vitest';
+import { maxHeaderSize } from 'node:http';
+import { availableParallelism } from 'node:os';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_GRACE_MS } from '../../src/db/database.js';
+import { OrgCache } from '../../src/db/org-cache.js';
+import type { DB } from '../../src/db/types.js';
+import { maxNesting } from '../../src/graphql/input-limits.js';
 import { DEFAULT_LIMITS, MAX_WALK_STEPS } from '../../src/graphql/limits.js';
-import { HEAVY_GRAPHQL_COST, HEAVY_PAGE } from '../../src/http/admission.js';
+import { HEAVY_GRAPHQL_COST, HEAVY_PAGE, LARGE_GRAPHQL_COST } from '../../src/http/admission.js';
 import { READY_TIMEOUT_MS } from '../../src/http/health.js';
 import { LINGER_MAX_BYTES, LINGER_MAX_MS } from '../../src/http/lingering-close.js';
-import { MemoryRateLimitStore } from '../../src/http/rate-limit-store.js';
+import { createRateLimitStore, MemoryRateLimitStore } from '../../src/http/rate-limit-store.js';
+import { MAX_TILE_FEATURES } from '../../src/modules/maps/tiles.js';
 import { MAX_FILTER_LIST } from '../../src/modules/properties/property-type.js';
 import { MAX_MULTI_SELECT } from '../../src/modules/properties/select.js';
 import { MAX_TEXT_LENGTH } from '../../src/modules/properties/text.js';
+import { DEFAULT_GROUPS, MAX_GROUP_KEYS } from '../../src/modules/records/aggregate.js';
 import {
   MAX_FILTER_CONDITIONS,
   MAX_FILTER_DEPTH,
   MAX_SEARCH_LENGTH,
 } from '../../src/modules/records/filter.js';
+import { MAX_GEOMETRY_POSITIONS } from '../../src/modules/records/geo.js';
 import { MAX_ORDER_KEYS } from '../../src/modules/records/order.js';
 import { MAX_PROPERTIES_PER_WRITE } from '../../src/modules/records/validate.js';
+import { claimIdempotent, findIdempotent } from '../../src/modules/sync/repository.js';
+import { MAX_BULK_ITEMS } from '../../src/modules/sync/types.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../src/pagination/connection.js';
+
+/** The Redis client createRateLimitStore makes: its options kept, every command failing as a down Redis does. */
+const redisClients = vi.hoisted(() => [] as { options: Record<string, unknown>; evals: number }[]);
+vi.mock('ioredis', () => ({
+  Redis: class {
+    evals = 0;
+    constructor(
+      _url: string,
+      readonly options: Record<string, unknown>,
+    ) {
+      redisClients.push(this);
+    }
+    on() {
+      return this;
+    }
+    async eval() {
+      this.evals++;
+      throw new Error('Command timed out');
+    }
+    async quit() {}
+  },
+}));
 
 /**
  * The defaults SECURITY.md's limits table states. The tests linked from each row show the limit
@@ -29,6 +63,7 @@ describe('the defaults of SECURITY.md "Limits and their defaults"', () => {
       statementTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       admission: { slots: 1, maxWaitMs: 20_000 },
+      largeAdmission: { slots: 2 * availableParallelism(), maxWaitMs: 20_000 },
       rateLimit: { perSecond: 50, burst: 200, address: { perSecond: 20, burst: 100 } },
       subscriptions: {
         perKey: 100,
@@ -72,7 +107,15 @@ describe('the defaults of SECURITY.md "Limits and their defaults"', () => {
       CONNECT_TIMEOUT_MS: 5000,
       READY_TIMEOUT_MS: 2000,
     });
-    expect({ HEAVY_PAGE, HEAVY_GRAPHQL_COST }).toEqual({ HEAVY_PAGE: 1000, HEAVY_GRAPHQL_COST: 20_000 });
+    expect({ HEAVY_PAGE, HEAVY_GRAPHQL_COST, LARGE_GRAPHQL_COST }).toEqual({
+      HEAVY_PAGE: 1000,
+      HEAVY_GRAPHQL_COST: 20_000,
+      LARGE_GRAPHQL_COST: 5_000,
+    });
+    // Node's own bound on the request line and headers: the gateway sets none of its own.
+    expect(maxHeaderSize).toBe(16 * 1024);
+    expect({ DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE }).toEqual({ DEFAULT_PAGE_SIZE: 100, MAX_PAGE_SIZE: 5000 });
+    expect(maxNesting(DEFAULT_LIMITS)).toBe(104);
     expect(MAX_WALK_STEPS).toBe(100_000);
     expect(new MemoryRateLimitStore().maxEntries).toBe(100_000);
     expect({ MAX_TEXT_LENGTH, MAX_PROPERTIES_PER_WRITE, MAX_MULTI_SELECT }).toEqual({
@@ -93,5 +136,64 @@ describe('the defaults of SECURITY.md "Limits and their defaults"', () => {
       MAX_ORDER_KEYS: 5,
       MAX_SEARCH_LENGTH: 200,
     });
+    expect({ MAX_GROUP_KEYS, DEFAULT_GROUPS }).toEqual({ MAX_GROUP_KEYS: 2, DEFAULT_GROUPS: 100 });
+    expect({ MAX_TILE_FEATURES, MAX_GEOMETRY_POSITIONS, MAX_BULK_ITEMS }).toEqual({
+      MAX_TILE_FEATURES: 20_000,
+      MAX_GEOMETRY_POSITIONS: 50_000,
+      MAX_BULK_ITEMS: 1000,
+    });
+  });
+
+  describe('fixed inside functions', () => {
+    afterEach(() => void vi.useRealTimers());
+
+    test('an idempotency key is kept 24 hours: its lookup and its claim look back exactly that far', async () => {
+      const parameters: unknown[][] = [];
+      const db = new Kysely<DB>({
+        dialect: {
+          createAdapter: () => new PostgresAdapter(),
+          createDriver: () => new DummyDriver(),
+          createIntrospector: (k) => new PostgresIntrospector(k),
+          createQueryCompiler: () => new PostgresQueryCompiler(),
+        },
+        log: (e) => void parameters.push([...e.query.parameters]),
+      });
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const now = Date.parse('2025-03-10T12:00:00.000Z');
+      vi.setSystemTime(now);
+      await findIdempotent(db, 'org', 'key');
+      await claimIdempotent(db, 'org', 'key', 'hash');
+      const dayAgo = new Date(now - 24 * 3600_000).toISOString();
+      expect(parameters).toHaveLength(2);
+      for (const p of parameters) expect(p).toContain(dayAgo);
+    });
+
+    test('Redis for the rate limit: 250 ms per command; while it fails, tried again once a second', async () => {
+      const log = { info: vi.fn(), warn: vi.fn() };
+      const store = createRateLimitStore('redis://127.0.0.1:6379', log);
+      const redis = redisClients.at(-1)!;
+      expect(redis.options).toMatchObject({ commandTimeout: 250 });
+      const bucket = { perSecond: 10, burst: 5 };
+      await store.take('k', bucket, 10_000);
+      await store.take('k', bucket, 10_999);
+      expect(redis.evals).toBe(1);
+      await store.take('k', bucket, 11_000);
+      expect(redis.evals).toBe(2);
+      await store.close?.();
+    });
+  });
+});
+
+describe('the bounds docs/scaling.md states', () => {
+  test('the org cache holds 5,000 entries, dropping the least recently used', () => {
+    const cache = new OrgCache();
+    for (let i = 0; i < 5_000; i++) cache.put(`org-${i}`, 1, 'schema', i);
+    // Read the oldest, so org-1 is now the least recently used.
+    expect(cache.peek('org-0', 1, 'schema')).toBe(0);
+    cache.put('org-5000', 1, 'schema', 5_000);
+    expect(cache.peek('org-1', 1, 'schema')).toBeUndefined();
+    expect(cache.peek('org-0', 1, 'schema')).toBe(0);
+    expect(cache.peek('org-2', 1, 'schema')).toBe(2);
+    expect(cache.peek('org-5000', 1, 'schema')).toBe(5_000);
   });
 });
