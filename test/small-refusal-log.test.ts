@@ -80,4 +80,35 @@ describe('refusals are logged sampled', () => {
     for (const a of answers) expect(a).toMatch(/^HTTP\/1.1 431/);
     expect(refusalLines('HEADERS_TOO_LARGE').length).toBeLessThanOrEqual(2);
   });
+  test('a burst of bodies over the limit (413 PAYLOAD_TOO_LARGE) writes a line per interval, and counts each', async () => {
+    const small = await buildApp({
+      database: seeded.database,
+      logger: sink.logger,
+      metrics,
+      bodyLimit: 1024,
+    });
+    try {
+      const body = JSON.stringify({ query: `{ __typename }`, pad: 'x'.repeat(4096) });
+      const t0 = performance.now();
+      for (let i = 0; i < 20; i++) {
+        const r = await small.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { 'content-type': 'application/json' },
+          payload: body,
+        });
+        expect(r.statusCode).toBe(413);
+      }
+      const intervals = Math.ceil((performance.now() - t0) / REFUSAL_LOG_INTERVAL_MS);
+      const lines = refusalLines('PAYLOAD_TOO_LARGE');
+      expect(lines.length).toBeGreaterThanOrEqual(1);
+      expect(lines.length).toBeLessThanOrEqual(intervals);
+      expect(lines.length + lines.reduce((n, l) => n + (l.suppressed ?? 0), 0)).toBeLessThanOrEqual(20);
+      expect(await metrics.registry.metrics()).toContain(
+        `sdg_limit_refusals_total{code="PAYLOAD_TOO_LARGE"} 20\n`,
+      );
+    } finally {
+      await small.close();
+    }
+  });
 });
