@@ -436,6 +436,13 @@ describe('a client that does not read', () => {
       // The client stops reading: the kernel's buffers fill, then the server's own queue.
       (client as unknown as { _socket: { pause(): void } })._socket.pause();
       const ws = await server;
+      // The close the server sends (the client, not reading, never sees its frame).
+      const closes: { code?: number; reason?: string }[] = [];
+      const close = ws.close.bind(ws);
+      ws.close = ((code?: number, reason?: string) => {
+        closes.push({ code, reason });
+        close(code, reason);
+      }) as typeof ws.close;
       boundSendQueue(ws, max);
       const chunk = 'x'.repeat(256 * 1024);
       let highest = 0;
@@ -447,6 +454,7 @@ describe('a client that does not read', () => {
         await sleep(1);
       }
       expect(ws.readyState).not.toBe(WebSocket.OPEN);
+      expect(closes).toEqual([{ code: 4420, reason: `Slow consumer: more than ${max} bytes queued` }]);
       // The client never takes the close frame either: the socket is ended, and its buffer freed.
       await until(() => ws.readyState === WebSocket.CLOSED, 3_000);
       expect(highest).toBeLessThanOrEqual(max);
