@@ -253,21 +253,26 @@ function within<T>(p: Promise<T>, ms: number, message: string, onLate?: (v: T) =
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** A server's pool settings (SECURITY.md, "Slow queries and a silent database"). */
+export function poolConfig(opts: DatabaseOptions): pg.PoolConfig {
+  const statementTimeout = opts.statementTimeoutMs ?? 10_000;
+  return {
+    connectionString: opts.url,
+    Client: pgClient(statementTimeout + QUERY_TIMEOUT_GRACE_MS),
+    max: opts.poolSize ?? 10,
+    statement_timeout: statementTimeout,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Keeps idle connections alive through NAT and firewalls, and lets the kernel notice a dead peer.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
 export async function createDatabase(opts: DatabaseOptions): Promise<Database> {
   const stats = { statements: 0 };
   const tenantGuard = opts.tenantGuard ?? process.env.SDG_TENANT_GUARD === '1';
   if (opts.url) {
-    const statementTimeout = opts.statementTimeoutMs ?? 10_000;
-    const pool = new pg.Pool({
-      connectionString: opts.url,
-      Client: pgClient(statementTimeout + QUERY_TIMEOUT_GRACE_MS),
-      max: opts.poolSize ?? 10,
-      statement_timeout: statementTimeout,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      // Keeps idle connections alive through NAT and firewalls, and lets the kernel notice a dead peer.
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    });
+    const pool = new pg.Pool(poolConfig(opts));
     // A client losing its server (Postgres restart, network cut) must not crash the process: idle
     // clients report through the pool, checked-out ones through their own 'error' event. The
     // failure still reaches the query that was running, which answers 503.

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_GRACE_MS } from '../../src/db/database.js';
+import { CONNECT_TIMEOUT_MS, poolConfig, QUERY_TIMEOUT_GRACE_MS } from '../../src/db/database.js';
 import { OrgCache } from '../../src/db/org-cache.js';
 import type { DB } from '../../src/db/types.js';
 import { maxNesting } from '../../src/graphql/input-limits.js';
@@ -181,6 +181,16 @@ describe('the defaults of SECURITY.md "Limits and their defaults"', () => {
       expect(redis.evals).toBe(2);
       await store.close?.();
     });
+  });
+});
+
+test('a server pool: TCP keepalive from 10 s idle, the connect and pool-wait timeout, 10 connections', () => {
+  expect(poolConfig({ url: 'postgres://x@h/db' })).toMatchObject({
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: 10_000,
+    max: 10,
   });
 });
 
