@@ -101,4 +101,33 @@ test.skipIf(!pgUrl)(
   },
 );
 
+test.skipIf(!pgUrl)(
+  'a cache miss reads the primary: after an org version bump, the replica runs only the page',
+  async () => {
+    const app = await buildApp({ database: primary, readDatabase: replica });
+    try {
+      const api = client(app, demo.users.alice.apiKey);
+      const { A } = demo.orgs;
+      const q = { orgId: A.id, portfolioId: A.portfolios.A1 };
+      const counts = () => ({ primary: primary.stats.statements, replica: replica.stats.statements });
+      const page = async () => {
+        const before = counts();
+        expect((await api.get('/projects/v1', q)).status).toBe(200);
+        const after = counts();
+        return { primary: after.primary - before.primary, replica: after.replica - before.replica };
+      };
+      await page();
+      const warm = await page();
+      // Any change to the org's schema, members or portfolios bumps its version: every cache misses.
+      await sql`update org_versions set version = version + 1 where org_id = ${A.id}`.execute(primary.db);
+      const cold = await page();
+      // The reloads (schemas, users, portfolios) ran on the primary; the replica ran the page alone.
+      expect(cold.replica).toBe(warm.replica);
+      expect(cold.primary).toBeGreaterThan(warm.primary);
+    } finally {
+      await app.close();
+    }
+  },
+);
+
 test.skipIf(pgUrl)('read routing needs Postgres: run with DATABASE_URL (npm run test:pg)', () => {});
