@@ -3,6 +3,7 @@ import { afterAll, expect, test } from 'vitest';
 import { migrations } from '../migrations/index.js';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { onCitus } from './helpers/citus.js';
 import { createScratchDatabase } from './helpers/database.js';
 
 /**
@@ -64,7 +65,10 @@ test.skipIf(!pgUrl)(
   },
 );
 
-test.skipIf(!pgUrl)(
+// Not on Citus: its coordinator is a direct connection, where the session lock was not the problem,
+// and eight migrations of empty databases there are a burst of distributed DDL that slows the shared
+// cluster for every file beside it. The test above runs the transaction on Citus.
+test.skipIf(!pgUrl || onCitus)(
   'two processes migrating at once, among other traffic, both finish and leave no lock behind',
   { timeout: 120_000 },
   async () => {
