@@ -31,6 +31,15 @@ afterAll(async () => {
   await primary?.close();
 });
 
+/** How many statements `fn` ran on each pool. */
+async function delta(fn: () => Promise<unknown>) {
+  const counts = () => ({ primary: primary.stats.statements, replica: replica.stats.statements });
+  const before = counts();
+  await fn();
+  const after = counts();
+  return { primary: after.primary - before.primary, replica: after.replica - before.replica };
+}
+
 test.skipIf(!pgUrl)(
   'REST GETs and GraphQL queries read from the read pool; writes and everything in them use the primary',
   async () => {
@@ -39,13 +48,6 @@ test.skipIf(!pgUrl)(
       const api = client(app, demo.users.alice.apiKey);
       const { A } = demo.orgs;
       const q = { orgId: A.id, portfolioId: A.portfolios.A1 };
-      const counts = () => ({ primary: primary.stats.statements, replica: replica.stats.statements });
-      const delta = async (fn: () => Promise<unknown>) => {
-        const before = counts();
-        await fn();
-        const after = counts();
-        return { primary: after.primary - before.primary, replica: after.replica - before.replica };
-      };
 
       // The first requests fill the per-org caches (schemas, users, portfolios) from the primary,
       // by design: a lagging replica must never fill them. Measure warm requests.
@@ -109,13 +111,7 @@ test.skipIf(!pgUrl)(
       const api = client(app, demo.users.alice.apiKey);
       const { A } = demo.orgs;
       const q = { orgId: A.id, portfolioId: A.portfolios.A1 };
-      const counts = () => ({ primary: primary.stats.statements, replica: replica.stats.statements });
-      const page = async () => {
-        const before = counts();
-        expect((await api.get('/projects/v1', q)).status).toBe(200);
-        const after = counts();
-        return { primary: after.primary - before.primary, replica: after.replica - before.replica };
-      };
+      const page = () => delta(async () => expect((await api.get('/projects/v1', q)).status).toBe(200));
       await page();
       const warm = await page();
       // Any change to the org's schema, members or portfolios bumps its version: every cache misses.
