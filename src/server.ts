@@ -21,9 +21,9 @@ async function main() {
   const cfg = loadConfig();
   // Before anything runs a statement, so that every span has its parent (off unless OTEL_* asks).
   const stopTracing = await startTracingFromEnv();
-  // On PGlite this takes the data folder's lock, held until database.close() (src/db/data-lock.ts).
   if (cfg.databaseListenUrl && !cfg.databaseUrl)
     throw new Error('DATABASE_LISTEN_URL needs DATABASE_URL too: PGlite, the default, notifies in-process');
+  // On PGlite this takes the data folder's lock, held until database.close() (src/db/data-lock.ts).
   const database = await createDatabase({
     url: cfg.databaseUrl,
     listenUrl: cfg.databaseListenUrl,

@@ -9,7 +9,7 @@ export { compileListQuery, type QueryArgs } from './filter.js';
 export { areaWeightedCentroid, geometryColumns, geometryProblem } from './geo.js';
 export { LIST_FIELDS, type ListName } from './lists.js';
 export { createRecordLoaders } from './loaders.js';
-export { type PropertyIndex, propertyIndexSql } from './order.js';
+export { propertyIndexSql } from './order.js';
 export { levelPages, listPage } from './pages.js';
 export { createPropertyIndexes } from './property-indexes.js';
 export {
