@@ -157,6 +157,13 @@ describe.skipIf(skipped)('a first start on an empty database with neither set', 
     expect(((await r.json()) as unknown[]).length).toBeGreaterThan(0);
   });
 
+  test('warns at start that LISTEN hears nothing exactly when it goes through PgBouncer', async () => {
+    // `npm run test:pgbouncer` sets SDG_ADMIN_URL: DATABASE_URL is then PgBouncer in transaction mode.
+    const behindPgBouncer = !!process.env.DATABASE_URL && !!process.env.SDG_ADMIN_URL;
+    const warned = /LISTEN heard no NOTIFY within 2 s.*DATABASE_LISTEN_URL/.test(server!.output());
+    expect(warned).toBe(behindPgBouncer);
+  });
+
   test('compression on by default: the same large answer is br-compressed', { timeout }, async () => {
     const r = await rawGet(server!.url, '/openapi.json');
     expect(r.status).toBe(200);
