@@ -192,20 +192,23 @@ export class FallbackRateLimitStore implements RateLimitStore {
   }
 }
 
+/** The rate limit's Redis client settings (SECURITY.md's limits table states the command timeout). */
+export const REDIS_OPTIONS = {
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false,
+  lazyConnect: false,
+  // A Redis that stops answering (no refusal) must not hold requests: fall back instead.
+  commandTimeout: 250,
+  connectTimeout: 2000,
+} as const;
+
 /** Redis when REDIS_URL is set (shared by every replica), else this process's memory, with a log line. */
 export function createRateLimitStore(redisUrl: string | undefined, log: Log): RateLimitStore {
   if (!redisUrl) {
     log.info('rate limit counters are kept in memory (set REDIS_URL to share them across replicas)');
     return new MemoryRateLimitStore();
   }
-  const redis = new Redis(redisUrl, {
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    lazyConnect: false,
-    // A Redis that stops answering (no refusal) must not hold requests: fall back instead.
-    commandTimeout: 250,
-    connectTimeout: 2000,
-  });
+  const redis = new Redis(redisUrl, REDIS_OPTIONS);
   // ioredis reports every reconnect attempt; one line per outage is enough.
   let reported = false;
   redis.on('error', (err) => {
